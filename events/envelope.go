@@ -1,0 +1,185 @@
+package events
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+)
+
+// Audience values say who may read an event. Hidden information (RULES.md F.1,
+// the dice seed before its reveal) is written for one side or the umpire only.
+const (
+	AudienceAll    = "all"
+	AudienceUmpire = "umpire"
+	// AudienceSidePrefix followed by a side id ("side:red") restricts an
+	// event to that side and the umpire.
+	AudienceSidePrefix = "side:"
+)
+
+// SideAudience returns the audience of events only side (and the umpire) may read.
+func SideAudience(side string) string { return AudienceSidePrefix + side }
+
+// Key names one consistency boundary: a campaign's own stream (Battle empty)
+// or one battle of that campaign.
+type Key struct {
+	Campaign string `json:"campaign"`
+	Battle   string `json:"battle,omitempty"`
+}
+
+// idPattern is what campaign and battle ids may contain: they become NATS
+// subject tokens, so no dots, spaces or wildcards.
+var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// ValidID reports whether s may be used as a campaign or battle id.
+func ValidID(s string) bool { return idPattern.MatchString(s) }
+
+// Validate checks that the key's ids are usable as subject tokens.
+func (k Key) Validate() error {
+	if !ValidID(k.Campaign) {
+		return fmt.Errorf("campaign id %q: want lower-case letters, digits, '-' or '_', at most 64", k.Campaign)
+	}
+	if k.Battle != "" && !ValidID(k.Battle) {
+		return fmt.Errorf("battle id %q: want lower-case letters, digits, '-' or '_', at most 64", k.Battle)
+	}
+	return nil
+}
+
+// String renders the key as "campaign" or "campaign/battle".
+func (k Key) String() string {
+	if k.Battle == "" {
+		return k.Campaign
+	}
+	return k.Campaign + "/" + k.Battle
+}
+
+// Envelope is one stored event. Everything but Sequence is part of the stored
+// message; Sequence is the log's position of the message, filled on read.
+type Envelope struct {
+	// ID is unique across the log: the command id and the event's index in
+	// that command's batch ("<command>/<n>").
+	ID string `json:"id"`
+	// Campaign and Battle are the stream key; Battle is empty on a campaign stream.
+	Campaign string `json:"campaign"`
+	Battle   string `json:"battle,omitempty"`
+	// Version counts the events of this stream, from 1, without gaps.
+	Version uint64 `json:"version"`
+	// Type is the registered, past-tense event type ("order.resolved").
+	Type string `json:"type"`
+	// Schema is the payload's schema version for Type.
+	Schema int `json:"schema"`
+	// Time is when the service accepted the command (stamped, not read by rules).
+	Time time.Time `json:"time"`
+	// Actor is who gave the command: a player id, "umpire", or "system".
+	Actor string `json:"actor"`
+	// CommandID is the id of the command that caused this event; retries of
+	// the same command id append nothing new.
+	CommandID string `json:"command_id"`
+	// Audience says who may read it: AudienceAll, AudienceUmpire or "side:<id>".
+	Audience string `json:"audience"`
+	// PrevHash is the hex SHA-256 of the previous event of the same stream as
+	// stored (empty for the first).
+	PrevHash string `json:"prev_hash"`
+	// Payload is the event's JSON body, whose shape Type and Schema define.
+	Payload json.RawMessage `json:"payload"`
+
+	// Sequence is the position of this event in the whole log, set by the
+	// store on read and on append. Not part of the stored message.
+	Sequence uint64 `json:"-"`
+	// Raw is the stored message exactly as it was written, set by the store on
+	// read and append; the hash chain is computed over these bytes.
+	Raw []byte `json:"-"`
+}
+
+// Key returns the stream key of the event.
+func (e *Envelope) Key() Key { return Key{Campaign: e.Campaign, Battle: e.Battle} }
+
+// Encode returns the stored form of the envelope: its JSON encoding. Go's
+// encoder is deterministic for this struct (fixed field order), so the same
+// envelope always encodes to the same bytes.
+func (e *Envelope) Encode() ([]byte, error) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("encode event %s: %w", e.ID, err)
+	}
+	return b, nil
+}
+
+// Decode parses a stored message into an envelope and keeps raw as its Raw.
+func Decode(raw []byte) (Envelope, error) {
+	var e Envelope
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return Envelope{}, fmt.Errorf("decode event: %w", err)
+	}
+	e.Raw = raw
+	return e, nil
+}
+
+// Hash returns the hex SHA-256 of a stored message: what the next event of the
+// stream carries as PrevHash.
+func Hash(raw []byte) string {
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
+
+// Chain stamps a command's new events so that they follow last (nil for an
+// empty stream): versions continue without gaps and each event carries the
+// hash of the one before. It encodes each event and sets its Raw.
+func Chain(last *Envelope, batch []Envelope) error {
+	var version uint64
+	prev := ""
+	if last != nil {
+		if len(last.Raw) == 0 {
+			return errors.New("chain: last event has no stored form")
+		}
+		version = last.Version
+		prev = Hash(last.Raw)
+	}
+	for i := range batch {
+		version++
+		batch[i].Version = version
+		batch[i].PrevHash = prev
+		raw, err := batch[i].Encode()
+		if err != nil {
+			return err
+		}
+		batch[i].Raw = raw
+		prev = Hash(raw)
+	}
+	return nil
+}
+
+// ChainError names the first event at which a stream's chain breaks.
+type ChainError struct {
+	Version uint64
+	ID      string
+	Reason  string
+}
+
+func (e *ChainError) Error() string {
+	return fmt.Sprintf("chain broken at version %d (event %s): %s", e.Version, e.ID, e.Reason)
+}
+
+// VerifyChain checks that evs, one stream's events from its first, have
+// versions 1..n without gaps and that each carries the hash of the stored form
+// of the one before.
+func VerifyChain(evs []Envelope) error {
+	prev := ""
+	for i := range evs {
+		e := &evs[i]
+		if e.Version != uint64(i+1) {
+			return &ChainError{Version: e.Version, ID: e.ID, Reason: fmt.Sprintf("version %d where %d was expected", e.Version, i+1)}
+		}
+		if e.PrevHash != prev {
+			return &ChainError{Version: e.Version, ID: e.ID, Reason: fmt.Sprintf("prev_hash %.12s… does not match the previous event's hash %.12s…", e.PrevHash, prev)}
+		}
+		if len(e.Raw) == 0 {
+			return &ChainError{Version: e.Version, ID: e.ID, Reason: "no stored form to hash"}
+		}
+		prev = Hash(e.Raw)
+	}
+	return nil
+}

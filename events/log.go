@@ -1,0 +1,54 @@
+package events
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrConflict is returned by Append when the stream has moved past the
+// expected position: another writer appended first. The caller reloads and
+// decides again.
+var ErrConflict = errors.New("events: conflict: the stream changed since it was read")
+
+// ErrDuplicate is returned by Append when the command's events were already
+// stored (the store recognised their message ids). The caller answers with
+// the recorded outcome instead of failing.
+var ErrDuplicate = errors.New("events: duplicate: this command was already appended")
+
+// ErrDenied is returned when the store refuses to delete or purge: the log is
+// append-only (PRODUCT.md principle 2).
+var ErrDenied = errors.New("events: denied: the log never deletes or purges")
+
+// Log is the append-only event log.
+type Log interface {
+	// Append stores batch atomically, all or none, on key's stream, provided
+	// the stream's last event is still at log sequence expected (0: the stream
+	// is empty). batch must already be chained (Chain). On success the
+	// envelopes get their Sequence. Errors: ErrConflict, ErrDuplicate.
+	Append(ctx context.Context, key Key, expected uint64, batch []Envelope) error
+	// Read returns the events of key's stream whose log sequence is greater
+	// than after (0: from the first), in order.
+	Read(ctx context.Context, key Key, after uint64) ([]Envelope, error)
+	// Follow calls fn with every event of the whole log whose sequence is
+	// greater than after, in log order, until ctx ends or fn fails. When
+	// caughtUp is not nil it is called once, when the events existing at the
+	// start have all been delivered.
+	Follow(ctx context.Context, after uint64, fn func(Envelope) error, caughtUp func()) error
+	// LastSequence returns the sequence of the last event in the whole log.
+	LastSequence(ctx context.Context) (uint64, error)
+}
+
+// ErrNotFound is returned by a Vault for a name it does not hold.
+var ErrNotFound = errors.New("events: not found")
+
+// Vault keeps the sealed values that hidden information needs (the secret
+// dice seed before its reveal, a flank march's sealed orders). Its content is
+// never written to the log; the log holds only commitments (hashes) to it.
+// Names are dot-separated tokens ("dice.camp1.b1.seed.1").
+type Vault interface {
+	// Put stores value under name. Putting a name twice is refused unless
+	// the value is identical: a sealed value never changes.
+	Put(ctx context.Context, name string, value []byte) error
+	// Get returns the value under name, or ErrNotFound.
+	Get(ctx context.Context, name string) ([]byte, error)
+}
