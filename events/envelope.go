@@ -59,8 +59,8 @@ func (k Key) String() string {
 // Envelope is one stored event. Everything but Sequence is part of the stored
 // message; Sequence is the log's position of the message, filled on read.
 type Envelope struct {
-	// ID is unique across the log: the command id and the event's index in
-	// that command's batch ("<command>/<n>").
+	// ID is unique across the log: the stream key, the command id and the
+	// event's index in that command's batch ("<campaign>/<battle>/<command>/<n>").
 	ID string `json:"id"`
 	// Campaign and Battle are the stream key; Battle is empty on a campaign stream.
 	Campaign string `json:"campaign"`

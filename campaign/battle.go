@@ -1,0 +1,179 @@
+package campaign
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/rules"
+	"github.com/clubledger/ledger/rules/dice"
+)
+
+// addBattle records a new battle on its campaign's stream (idempotently: the
+// same command id appends it once) and completes the battle.create command
+// from the campaign: its id, its sides when the battle names none, and its
+// ruleset overlay and era.
+func (s *Service) addBattle(ctx context.Context, key events.Key, req Request, cmd rules.Command) error {
+	cb, ok := cmd.(*rules.CreateBattle)
+	if !ok {
+		return fmt.Errorf("campaign: battle.create decoded as %T", cmd)
+	}
+	if cb.Battle == "" {
+		cb.Battle = key.Battle
+	}
+	if cb.Battle != key.Battle {
+		return &rules.Refusal{Rule: "campaign", Code: "battle.mismatch", Message: fmt.Sprintf("body names battle %q, request %q", cb.Battle, key.Battle)}
+	}
+	if cb.Campaign != "" && cb.Campaign != key.Campaign {
+		return &rules.Refusal{Rule: "campaign", Code: "campaign.mismatch", Message: fmt.Sprintf("body names campaign %q, request %q", cb.Campaign, key.Campaign)}
+	}
+	cb.Campaign = key.Campaign
+	ckey := events.Key{Campaign: key.Campaign}
+	_, err := s.run(ctx, ckey, req, func(st *stream) ([]pending, error) {
+		c := st.campaign
+		if !c.Exists() {
+			return nil, &rules.Refusal{Rule: "campaign", Code: "campaign.unknown", Message: fmt.Sprintf("campaign %q does not exist; create it first (campaign.create)", key.Campaign)}
+		}
+		if c.HasBattle(key.Battle) {
+			return nil, &rules.Refusal{Rule: "campaign", Code: "battle.exists", Message: fmt.Sprintf("battle %q already exists in campaign %q", key.Battle, key.Campaign)}
+		}
+		return []pending{{typ: EvBattleAdded, audience: events.AudienceAll, payload: BattleAdded{
+			Battle: key.Battle, Name: cb.Name, Number: len(c.Battles) + 1,
+		}}}, nil
+	})
+	if err != nil {
+		return err
+	}
+	camp, err := s.Campaign(ctx, key.Campaign)
+	if err != nil {
+		return err
+	}
+	if len(cb.Sides) == 0 {
+		for _, sd := range camp.Sides {
+			cb.Sides = append(cb.Sides, rules.SideSpec{ID: sd.ID, Name: sd.Name, Nation: sd.Nation})
+		}
+	}
+	overlay, err := mergeOverlays(camp.Ruleset, "era: "+camp.Era+"\n", cb.Ruleset)
+	if err != nil {
+		return &rules.Refusal{Rule: "ruleset", Code: "ruleset.overlay", Message: err.Error()}
+	}
+	cb.Ruleset = overlay
+	return nil
+}
+
+// mergeOverlays deep-merges YAML overlays, later ones winning, into one.
+func mergeOverlays(overlays ...string) (string, error) {
+	merged := map[string]any{}
+	for _, o := range overlays {
+		if o == "" {
+			continue
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(o), &m); err != nil {
+			return "", fmt.Errorf("ruleset overlay: %w", err)
+		}
+		deepMerge(merged, m)
+	}
+	if len(merged) == 0 {
+		return "", nil
+	}
+	b, err := yaml.Marshal(merged)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+func deepMerge(dst, src map[string]any) {
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				deepMerge(dm, sm)
+				continue
+			}
+		}
+		dst[k] = v
+	}
+}
+
+// seedName is where a period's secret dice seed is sealed.
+func seedName(key events.Key, period string) string {
+	return fmt.Sprintf("dice.%s.%s.%s", key.Campaign, key.Battle, period)
+}
+
+// sealedSeed returns the period's secret seed, drawing it from the operating
+// system's random source and sealing it the first time. Two processes racing
+// to seal agree on the first one stored.
+func (s *Service) sealedSeed(ctx context.Context, key events.Key, period string, create bool) (dice.Seed, error) {
+	name := seedName(key, period)
+	if raw, err := s.vault.Get(ctx, name); err == nil {
+		return dice.ParseSeed(string(raw))
+	} else if !errors.Is(err, events.ErrNotFound) || !create {
+		return dice.Seed{}, fmt.Errorf("campaign: dice seed of %s period %s: %w", key, period, err)
+	}
+	var seed dice.Seed
+	if _, err := rand.Read(seed[:]); err != nil {
+		return dice.Seed{}, fmt.Errorf("campaign: dice seed: %w", err)
+	}
+	if err := s.vault.Put(ctx, name, []byte(seed.Hex())); err != nil {
+		raw, gerr := s.vault.Get(ctx, name)
+		if gerr != nil {
+			return dice.Seed{}, fmt.Errorf("campaign: seal dice seed: %w", err)
+		}
+		return dice.ParseSeed(string(raw))
+	}
+	return seed, nil
+}
+
+// prepare stamps what only the service may supply on a command: the
+// commitment to a new period's dice seed, and the seed to reveal when a
+// period ends. The rules engine decides whether a period starts or ends.
+func (s *Service) prepare(ctx context.Context, key events.Key, st *rules.State, cmd rules.Command) (rules.Command, error) {
+	next, reveal := rules.DicePeriods(st, cmd)
+	if next != "" {
+		seed, err := s.sealedSeed(ctx, key, next, true)
+		if err != nil {
+			return nil, err
+		}
+		cmd = rules.WithDiceCommitment(cmd, seed.Commitment())
+	}
+	if reveal != "" {
+		seed, err := s.sealedSeed(ctx, key, reveal, false)
+		if err != nil {
+			return nil, err
+		}
+		cmd = rules.WithDiceReveal(cmd, seed.Hex())
+	}
+	return cmd, nil
+}
+
+// diceFor returns the dice the command will use: the physical values the
+// player entered, or the digital source of the current period. finish
+// refuses a command that left entered dice unused.
+func (s *Service) diceFor(ctx context.Context, key events.Key, st *rules.State, req Request) (rules.Dice, func() error, error) {
+	if len(req.Dice.Values) > 0 {
+		by := req.Dice.EnteredBy
+		if by == "" {
+			by = req.Actor
+		}
+		p := &physicalDice{values: req.Dice.Values, by: by}
+		return p, p.leftover, nil
+	}
+	period := st.Dice.Period
+	if period == "" || st.Dice.Commitment == "" {
+		return noDice{}, func() error { return nil }, nil
+	}
+	seed, err := s.sealedSeed(ctx, key, period, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if seed.Commitment() != st.Dice.Commitment {
+		return nil, nil, fmt.Errorf("campaign: the sealed dice seed of %s period %s does not match its commitment", key, period)
+	}
+	in := dice.Input{Seed: seed, PlayerSeeds: st.Dice.PlayerSeeds, Battle: key.String(), Period: period}
+	return &digitalDice{in: in}, func() error { return nil }, nil
+}

@@ -1,0 +1,88 @@
+package campaign
+
+import (
+	"fmt"
+
+	"github.com/clubledger/ledger/rules"
+	"github.com/clubledger/ledger/rules/dice"
+)
+
+// DiceInput is how a command's dice arrive: values thrown on the table and
+// entered by hand (physical), or nothing, in which case the ledger's digital
+// source rolls them.
+type DiceInput struct {
+	// Values are physical dice in the order the command consumes them.
+	Values []int `json:"values,omitempty" yaml:"values,omitempty"`
+	// EnteredBy is who typed them in; defaults to the command's actor.
+	EnteredBy string `json:"entered_by,omitempty" yaml:"entered_by,omitempty"`
+}
+
+// physicalDice hands out entered values in order and refuses to invent one.
+type physicalDice struct {
+	values []int
+	used   int
+	by     string
+}
+
+func (p *physicalDice) Roll(req rules.RollRequest) (rules.Rolled, error) {
+	if p.used+req.Count > len(p.values) {
+		return rules.Rolled{}, &rules.Refusal{
+			Rule: "dice", Code: "dice.missing",
+			Message: fmt.Sprintf("%s needs %d more %s; %d entered, %d used so far", req.Purpose, req.Count, plural(req.Count, "die", "dice"), len(p.values), p.used),
+			Numbers: map[string]float64{"needed": float64(req.Count), "entered": float64(len(p.values)), "used": float64(p.used)},
+		}
+	}
+	vals := append([]int(nil), p.values[p.used:p.used+req.Count]...)
+	for _, v := range vals {
+		if v < 1 || v > req.Sides {
+			return rules.Rolled{}, &rules.Refusal{
+				Rule: "dice", Code: "dice.out_of_range",
+				Message: fmt.Sprintf("%s: a D%d shows 1 to %d, not %d", req.Purpose, req.Sides, req.Sides, v),
+				Numbers: map[string]float64{"value": float64(v), "sides": float64(req.Sides)},
+			}
+		}
+	}
+	p.used += req.Count
+	return rules.Rolled{Values: vals, Source: "physical", EnteredBy: p.by}, nil
+}
+
+// leftover refuses a command that was given more dice than it used: an
+// unused value is a sign the wrong dice were entered.
+func (p *physicalDice) leftover() error {
+	if p.used == len(p.values) {
+		return nil
+	}
+	return &rules.Refusal{
+		Rule: "dice", Code: "dice.unused",
+		Message: fmt.Sprintf("%d %s entered but the command used %d", len(p.values), plural(len(p.values), "die", "dice"), p.used),
+		Numbers: map[string]float64{"entered": float64(len(p.values)), "used": float64(p.used)},
+	}
+}
+
+// digitalDice derives rolls from the battle's committed secret seed
+// (docs/dice.md); the same inputs give the same values on any machine.
+type digitalDice struct {
+	in dice.Input
+}
+
+func (d *digitalDice) Roll(req rules.RollRequest) (rules.Rolled, error) {
+	vals, err := dice.Roll(d.in, req.Counter, req.Count, req.Sides)
+	if err != nil {
+		return rules.Rolled{}, fmt.Errorf("digital dice: %w", err)
+	}
+	return rules.Rolled{Values: vals, Source: "digital"}, nil
+}
+
+// noDice is used where a command must not roll at all.
+type noDice struct{}
+
+func (noDice) Roll(req rules.RollRequest) (rules.Rolled, error) {
+	return rules.Rolled{}, &rules.Refusal{Rule: "dice", Code: "dice.unavailable", Message: fmt.Sprintf("%s needs dice, but no dice source is open for this battle yet", req.Purpose)}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

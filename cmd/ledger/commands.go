@@ -1,0 +1,456 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/clubledger/ledger/campaign"
+)
+
+// commandFlags are the flags every state-changing subcommand shares.
+type commandFlags struct {
+	id        string
+	dice      string
+	enteredBy string
+}
+
+func (f *commandFlags) add(cmd *cobra.Command, rolls bool) {
+	cmd.Flags().StringVar(&f.id, "id", "", "command id; repeating an id appends nothing new (default: a fresh random id)")
+	if rolls {
+		cmd.Flags().StringVar(&f.dice, "dice", "", "physical dice thrown on the table, in order (\"3,3\"); default: the ledger's digital dice")
+		cmd.Flags().StringVar(&f.enteredBy, "entered-by", "", "who entered the physical dice (default: the actor)")
+	}
+}
+
+func (f *commandFlags) request(c *cli, name, campaignID, battle string, body any) (campaign.Request, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return campaign.Request{}, err
+	}
+	id := f.id
+	if id == "" {
+		id = newID()
+	}
+	req := campaign.Request{ID: id, Actor: c.actor(), Campaign: campaignID, Battle: battle, Name: name, Body: raw}
+	if f.dice != "" {
+		vals, err := parseInts(f.dice)
+		if err != nil {
+			return req, usagef("--dice %q: %v", f.dice, err)
+		}
+		req.Dice = campaign.DiceInput{Values: vals, EnteredBy: f.enteredBy}
+	}
+	return req, nil
+}
+
+// newID returns a random command id.
+func newID() string {
+	var b [10]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b[:])
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", p)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func parsePoint(s string) (map[string]float64, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 2 {
+		return nil, fmt.Errorf("%q: want X,Y", s)
+	}
+	x, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
+	y, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("%q: want X,Y in the battle's unit", s)
+	}
+	return map[string]float64{"x": x, "y": y}, nil
+}
+
+// splitKey parses "campaign/battle" (battle optional unless needBattle).
+func splitKey(s string, needBattle bool) (string, string, error) {
+	c, b, _ := strings.Cut(s, "/")
+	if c == "" {
+		return "", "", usagef("%q: want CAMPAIGN/BATTLE", s)
+	}
+	if needBattle && b == "" {
+		return "", "", usagef("%q: want CAMPAIGN/BATTLE", s)
+	}
+	return c, b, nil
+}
+
+// readBody reads a YAML or JSON file into a generic body.
+func readBody(path string) (map[string]any, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// submit runs one command on a fresh App, brings the projection up to date
+// and prints the outcome.
+func (c *cli) submit(req campaign.Request) error {
+	app, release, err := c.open()
+	if err != nil {
+		return err
+	}
+	defer release()
+	out, err := app.Service.Execute(c.ctx, req)
+	if err != nil {
+		return err
+	}
+	if err := app.CatchUp(c.ctx, nil); err != nil {
+		return err
+	}
+	return c.printOutcome(out)
+}
+
+func (c *cli) printOutcome(out campaign.Outcome) error {
+	if c.output == "json" {
+		return writeJSON(c.stdout, out)
+	}
+	if out.Duplicate {
+		fmt.Fprintf(c.stdout, "already applied (command %s); recorded events:\n", out.Events[0].CommandID)
+	}
+	for _, e := range out.Events {
+		fmt.Fprintf(c.stdout, "  %s v%d %-18s %s\n", e.Key(), e.Version, e.Type, describe(e))
+	}
+	return nil
+}
+
+func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func (c *cli) campaignCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "campaign", Short: "Create and show campaigns"}
+	var f commandFlags
+	var name, era, rulesetFile string
+	var sides []string
+	create := &cobra.Command{
+		Use:   "create CAMPAIGN",
+		Short: "Open a campaign with its two sides",
+		Example: `  ledger campaign create peninsula --name "Peninsula 1809" \
+      --side french:France:france --side british:Britain:britain`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			body := map[string]any{"campaign": args[0], "name": name}
+			if era != "" {
+				body["era"] = era
+			}
+			if rulesetFile != "" {
+				b, err := os.ReadFile(rulesetFile)
+				if err != nil {
+					return err
+				}
+				body["ruleset"] = string(b)
+			}
+			var ss []map[string]string
+			for _, s := range sides {
+				p := strings.SplitN(s, ":", 3)
+				side := map[string]string{"id": p[0], "name": p[0]}
+				if len(p) > 1 {
+					side["name"] = p[1]
+				}
+				if len(p) > 2 {
+					side["nation"] = p[2]
+				}
+				ss = append(ss, side)
+			}
+			body["sides"] = ss
+			req, err := f.request(c, campaign.CmdCreate, args[0], "", body)
+			if err != nil {
+				return err
+			}
+			return c.submit(req)
+		},
+	}
+	create.Flags().StringVar(&name, "name", "", "the campaign's name")
+	create.Flags().StringVar(&era, "era", "", "napoleonic (default) or awi (no attack columns, C.7)")
+	create.Flags().StringVar(&rulesetFile, "ruleset", "", "YAML overlay on the default ruleset for every battle of the campaign")
+	create.Flags().StringArrayVar(&sides, "side", nil, "a side as ID:NAME:NATION (give two)")
+	f.add(create, false)
+	cmd.AddCommand(create, c.campaignShowCommand())
+	return cmd
+}
+
+func (c *cli) battleCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "battle", Short: "Create, deploy, start and end battles"}
+
+	var cf commandFlags
+	var file string
+	create := &cobra.Command{
+		Use:   "create CAMPAIGN/BATTLE --file battle.yaml",
+		Short: "Create a battle of a campaign from a YAML description (docs/scenario-format.md)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			camp, battle, err := splitKey(args[0], true)
+			if err != nil {
+				return err
+			}
+			body, err := readBody(file)
+			if err != nil {
+				return err
+			}
+			body["battle"] = battle
+			req, err := cf.request(c, "battle.create", camp, battle, body)
+			if err != nil {
+				return err
+			}
+			return c.submit(req)
+		},
+	}
+	create.Flags().StringVar(&file, "file", "", "the battle's YAML: name, measurement, table, first_side, turn_limit")
+	_ = create.MarkFlagRequired("file")
+	cf.add(create, false)
+
+	var df commandFlags
+	var side, oob string
+	deploy := &cobra.Command{
+		Use:   "deploy CAMPAIGN/BATTLE --side SIDE --file oob.yaml",
+		Short: "Deploy a side's army from a YAML order of battle",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			camp, battle, err := splitKey(args[0], true)
+			if err != nil {
+				return err
+			}
+			body, err := readBody(oob)
+			if err != nil {
+				return err
+			}
+			if side != "" {
+				body["side"] = side
+			}
+			req, err := df.request(c, "army.deploy", camp, battle, body)
+			if err != nil {
+				return err
+			}
+			return c.submit(req)
+		},
+	}
+	deploy.Flags().StringVar(&side, "side", "", "the side deploying")
+	deploy.Flags().StringVar(&oob, "file", "", "order of battle (YAML)")
+	_ = deploy.MarkFlagRequired("file")
+	df.add(deploy, false)
+
+	var sf commandFlags
+	start := &cobra.Command{
+		Use:   "start CAMPAIGN/BATTLE",
+		Short: "Start a battle once both sides are deployed (T.1)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			camp, battle, err := splitKey(args[0], true)
+			if err != nil {
+				return err
+			}
+			req, err := sf.request(c, "battle.start", camp, battle, map[string]any{})
+			if err != nil {
+				return err
+			}
+			return c.submit(req)
+		},
+	}
+	sf.add(start, false)
+
+	var ef commandFlags
+	var reason string
+	end := &cobra.Command{
+		Use:   "end CAMPAIGN/BATTLE",
+		Short: "End a battle (T.5)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			camp, battle, err := splitKey(args[0], true)
+			if err != nil {
+				return err
+			}
+			req, err := ef.request(c, "battle.end", camp, battle, map[string]any{"reason": reason})
+			if err != nil {
+				return err
+			}
+			return c.submit(req)
+		},
+	}
+	end.Flags().StringVar(&reason, "reason", "ended by the umpire", "why the battle ends")
+	ef.add(end, false)
+
+	cmd.AddCommand(create, deploy, start, end)
+	return cmd
+}
+
+func (c *cli) orderCommand() *cobra.Command {
+	var f commandFlags
+	var general, action string
+	var units []string
+	cmd := &cobra.Command{
+		Use:   "order CAMPAIGN/BATTLE --general G --units U1,U2 [--action move]",
+		Short: "A general gives an order: 2D6 against his command rating (C.2-C.4)",
+		Example: `  ledger order demo/b1 --general ney --units 1-ligne --dice 3,3
+  ledger order demo/b1 --general ney --units 1-ligne,2-ligne --action formation`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			camp, battle, err := splitKey(args[0], true)
+			if err != nil {
+				return err
+			}
+			body := map[string]any{"general": general, "units": units, "content": map[string]any{"action": action}}
+			req, err := f.request(c, "order.give", camp, battle, body)
+			if err != nil {
+				return err
+			}
+			return c.submit(req)
+		},
+	}
+	cmd.Flags().StringVar(&general, "general", "", "the general giving the order")
+	cmd.Flags().StringSliceVar(&units, "units", nil, "the units ordered")
+	cmd.Flags().StringVar(&action, "action", "move", "what the order is for: move, formation or charge")
+	_ = cmd.MarkFlagRequired("general")
+	_ = cmd.MarkFlagRequired("units")
+	f.add(cmd, true)
+	return cmd
+}
+
+func (c *cli) moveCommand() *cobra.Command {
+	var f commandFlags
+	var to string
+	var via []string
+	var facing float64
+	var actions int
+	cmd := &cobra.Command{
+		Use:     "move CAMPAIGN/BATTLE UNIT --to X,Y [--facing DEG] [--via X,Y]... [--actions N]",
+		Short:   "Move a unit with actions granted by its order (C.6, C.17)",
+		Example: `  ledger move demo/b1 1-ligne --to 20,18 --facing 0`,
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			camp, battle, err := splitKey(args[0], true)
+			if err != nil {
+				return err
+			}
+			dest, err := parsePoint(to)
+			if err != nil {
+				return usagef("--to %v", err)
+			}
+			body := map[string]any{"unit": args[1], "to": dest, "actions": actions}
+			if cmd.Flags().Changed("facing") {
+				body["facing"] = facing
+			}
+			var path []map[string]float64
+			for _, v := range via {
+				p, err := parsePoint(v)
+				if err != nil {
+					return usagef("--via %v", err)
+				}
+				path = append(path, p)
+			}
+			if len(path) > 0 {
+				body["path"] = path
+			}
+			req, err := f.request(c, "unit.move", camp, battle, body)
+			if err != nil {
+				return err
+			}
+			return c.submit(req)
+		},
+	}
+	cmd.Flags().StringVar(&to, "to", "", "where the unit's centre ends, X,Y")
+	cmd.Flags().Float64Var(&facing, "facing", 0, "the facing at the end, degrees clockwise from north (default: unchanged)")
+	cmd.Flags().StringArrayVar(&via, "via", nil, "waypoints X,Y, in order")
+	cmd.Flags().IntVar(&actions, "actions", 1, "how many of the unit's actions the move uses")
+	_ = cmd.MarkFlagRequired("to")
+	f.add(cmd, true)
+	return cmd
+}
+
+func (c *cli) phaseCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "phase", Short: "Phase sequencing (T.1-T.5)"}
+	var f commandFlags
+	var side string
+	end := &cobra.Command{
+		Use:   "end CAMPAIGN/BATTLE --side SIDE",
+		Short: "End the current phase for a side",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			camp, battle, err := splitKey(args[0], true)
+			if err != nil {
+				return err
+			}
+			req, err := f.request(c, "phase.end", camp, battle, map[string]any{"side": side})
+			if err != nil {
+				return err
+			}
+			return c.submit(req)
+		},
+	}
+	end.Flags().StringVar(&side, "side", "", "the side ending its phase")
+	f.add(end, false)
+	cmd.AddCommand(end)
+	return cmd
+}
+
+func (c *cli) doCommand() *cobra.Command {
+	var f commandFlags
+	var jsonBody, file string
+	cmd := &cobra.Command{
+		Use:   "do CAMPAIGN[/BATTLE] COMMAND [--json BODY | --file BODY.yaml]",
+		Short: "Give any command by name with a JSON or YAML body (docs/scenario-format.md lists them)",
+		Example: `  ledger do demo/b1 unit.move --json '{"unit":"1-ligne","to":{"x":20,"y":18}}'
+  ledger do demo/b1 order.give --file order.yaml --dice 6,4`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			camp, battle, err := splitKey(args[0], false)
+			if err != nil {
+				return err
+			}
+			var body any = map[string]any{}
+			switch {
+			case jsonBody != "" && file != "":
+				return usagef("--json and --file together")
+			case jsonBody != "":
+				var m map[string]any
+				if err := json.Unmarshal([]byte(jsonBody), &m); err != nil {
+					return usagef("--json: %v", err)
+				}
+				body = m
+			case file != "":
+				m, err := readBody(file)
+				if err != nil {
+					return err
+				}
+				body = m
+			}
+			req, err := f.request(c, args[1], camp, battle, body)
+			if err != nil {
+				return err
+			}
+			return c.submit(req)
+		},
+	}
+	cmd.Flags().StringVar(&jsonBody, "json", "", "the command's body as JSON")
+	cmd.Flags().StringVar(&file, "file", "", "the command's body as a YAML or JSON file")
+	f.add(cmd, true)
+	return cmd
+}

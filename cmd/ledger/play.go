@@ -1,0 +1,207 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/config"
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/examples"
+)
+
+func (c *cli) playCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "play SCENARIO.yaml...",
+		Short: "Play scenario files against the ledger, printing each step's outcome (docs/scenario-format.md)",
+		Long: `Play runs each step of a scenario file as a command and prints whether it was
+accepted (with its events) or refused (with the rule). A step may say what it
+expects ("expect: refused C.17"); play exits with code 4 if any step gave
+something else. Playing the same file twice appends nothing new the second
+time: each step has a stable command id.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			app, release, err := c.open()
+			if err != nil {
+				return err
+			}
+			defer release()
+			for _, path := range args {
+				sc, err := campaign.LoadScenario(path)
+				if err != nil {
+					return err
+				}
+				if err := c.playScenario(app, sc); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// playScenario plays sc, printing each step, and brings the projection up to date.
+func (c *cli) playScenario(app *App, sc *campaign.Scenario) error {
+	if c.output != "json" {
+		fmt.Fprintf(c.stdout, "== %s\n", firstOf(sc.Name, sc.ID))
+	}
+	var results []stepJSON
+	err := sc.Play(c.ctx, app.Service, func(r campaign.StepResult) {
+		if c.output == "json" {
+			results = append(results, toStepJSON(r))
+			return
+		}
+		c.printStep(r)
+	})
+	if cerr := app.CatchUp(c.ctx, nil); cerr != nil && err == nil {
+		err = cerr
+	}
+	if c.output == "json" {
+		if werr := writeJSON(c.stdout, results); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if errors.Is(err, campaign.ErrExpectation) {
+		return &checkError{msg: fmt.Sprintf("scenario %s: some steps did not give what they expected", sc.ID)}
+	}
+	return err
+}
+
+type stepJSON struct {
+	Step     int               `json:"step"`
+	Command  string            `json:"command"`
+	ID       string            `json:"id"`
+	Status   string            `json:"status"`
+	Refusal  any               `json:"refusal,omitempty"`
+	Events   []events.Envelope `json:"events,omitempty"`
+	Mismatch string            `json:"mismatch,omitempty"`
+}
+
+func toStepJSON(r campaign.StepResult) stepJSON {
+	s := stepJSON{Step: r.Number, Command: r.Step.Do, ID: r.Request.ID, Status: r.Status(), Events: r.Outcome.Events, Mismatch: r.Mismatch}
+	if r.Refusal != nil {
+		s.Refusal = r.Refusal
+	}
+	return s
+}
+
+func (c *cli) printStep(r campaign.StepResult) {
+	if r.Step.Note != "" {
+		fmt.Fprintf(c.stdout, "\n-- %s\n", strings.TrimSpace(r.Step.Note))
+	}
+	who := r.Request.Actor
+	if len(r.Request.Dice.Values) > 0 {
+		who += fmt.Sprintf(", dice %v", r.Request.Dice.Values)
+	}
+	fmt.Fprintf(c.stdout, "#%d %s [%s]: %s\n", r.Number, r.Step.Do, who, r.Status())
+	switch {
+	case r.Refusal != nil:
+		fmt.Fprintf(c.stdout, "   %s\n", r.Refusal.Error())
+	case r.Err != nil:
+		fmt.Fprintf(c.stdout, "   error: %v\n", r.Err)
+	default:
+		for _, e := range r.Outcome.Events {
+			fmt.Fprintf(c.stdout, "   v%-3d %-18s %s\n", e.Version, e.Type, describe(e))
+		}
+	}
+	if r.Mismatch != "" {
+		fmt.Fprintf(c.stdout, "   !! %s\n", r.Mismatch)
+	}
+}
+
+func firstOf(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func (c *cli) demoCommand() *cobra.Command {
+	var keep string
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Play the example battle into a fresh ledger and print its state and log",
+		Long: `Demo starts a fresh ledger (embedded NATS and SQLite in a temporary folder,
+or in --keep DIR), plays examples/first-battle.yaml, and prints every step's
+outcome, the battle's state and its event log. Nothing else is needed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := c.config()
+			if err != nil {
+				return err
+			}
+			dir := keep
+			if dir == "" {
+				dir, err = os.MkdirTemp("", "ledger-demo-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(dir)
+			} else if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+				return usagef("--keep %s: the folder is not empty; the demo needs a fresh ledger", dir)
+			}
+			cfg.DataDir = dir
+			cfg.DB = ""
+			cfg.NATS.URL = ""
+			cfg.NATS.Replicas = 1
+			return c.runDemo(cfg, keep != "")
+		},
+	}
+	cmd.Flags().StringVar(&keep, "keep", "", "play into this (new or empty) folder and keep it, so that other commands can look with --data")
+	return cmd
+}
+
+func (c *cli) runDemo(cfg config.Config, kept bool) error {
+	dir, err := os.MkdirTemp("", "ledger-demo-scenario-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	// Copy the embedded examples out so that with_file paths resolve.
+	if err := fs.WalkDir(examples.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := examples.FS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, p), b, 0o644)
+	}); err != nil {
+		return err
+	}
+	sc, err := campaign.LoadScenario(filepath.Join(dir, examples.Demo))
+	if err != nil {
+		return err
+	}
+	app, err := OpenApp(c.ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer app.Close()
+	if err := c.playScenario(app, sc); err != nil {
+		return err
+	}
+	key := events.Key{Campaign: sc.Campaign, Battle: sc.LastBattle()}
+	inner := &cli{ctx: c.ctx, v: c.v, stdin: c.stdin, stdout: c.stdout, stderr: c.stderr, output: c.output, cfgSet: &cfg, shared: app}
+	fmt.Fprintf(c.stdout, "\n== state of %s\n", key)
+	if err := inner.stateCommand().RunE(nil, []string{key.String()}); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "\n== event log of %s\n", key)
+	if err := inner.logCommand().RunE(nil, []string{key.String()}); err != nil {
+		return err
+	}
+	if kept {
+		fmt.Fprintf(c.stdout, "\nThe ledger is kept in %s: try `ledger --data %s state %s`.\n", cfg.DataDir, cfg.DataDir, key)
+	}
+	return nil
+}

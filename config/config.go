@@ -1,0 +1,157 @@
+// Package config holds the ledger's typed configuration. Only cmd/ reads
+// files, environment and flags (through viper); every other package receives
+// a Config value.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Config is everything the ledger process needs to run.
+type Config struct {
+	// DataDir holds the embedded NATS store, the SQLite projections and
+	// nothing else. Default "./data".
+	DataDir string `mapstructure:"data_dir" yaml:"data_dir" json:"data_dir"`
+	// NATS says where the event log lives.
+	NATS NATS `mapstructure:"nats" yaml:"nats" json:"nats"`
+	// DB is the SQLite projection file; empty means DataDir/ledger.db.
+	DB string `mapstructure:"db" yaml:"db" json:"db"`
+	// HTTP is the address `ledger serve` listens on. Default loopback only.
+	HTTP HTTP `mapstructure:"http" yaml:"http" json:"http"`
+	// Lang is the language of messages: "en" or "ru".
+	Lang string `mapstructure:"lang" yaml:"lang" json:"lang"`
+	// Actor is who the CLI acts as when a command names nobody. Default "umpire".
+	Actor string `mapstructure:"actor" yaml:"actor" json:"actor"`
+	// Retries bounds how often a command is decided again after a
+	// concurrent append won the race. Default 8.
+	Retries int `mapstructure:"retries" yaml:"retries" json:"retries"`
+}
+
+// NATS configures the event log's server.
+type NATS struct {
+	// URL of an external NATS server or cluster. Empty: start an embedded
+	// server with JetStream storing under DataDir/nats.
+	URL string `mapstructure:"url" yaml:"url" json:"url"`
+	// Creds is a NATS credentials file for URL.
+	Creds string `mapstructure:"creds" yaml:"creds" json:"creds"`
+	// User and Password authenticate to URL when no Creds are given.
+	User     string `mapstructure:"user" yaml:"user" json:"user"`
+	Password string `mapstructure:"password" yaml:"password" json:"-"`
+	// CA is a PEM file of the CA that signed the server's TLS certificate.
+	CA string `mapstructure:"ca" yaml:"ca" json:"ca"`
+	// Listen makes the embedded server also listen on this loopback
+	// address (e.g. "127.0.0.1:4222") so standard NATS tools can inspect
+	// the log. Empty: no port at all.
+	Listen string `mapstructure:"listen" yaml:"listen" json:"listen"`
+	// Stream is the JetStream stream name. Default "LEDGER".
+	Stream string `mapstructure:"stream" yaml:"stream" json:"stream"`
+	// Replicas of the stream: 1 embedded, 3 on a cluster.
+	Replicas int `mapstructure:"replicas" yaml:"replicas" json:"replicas"`
+	// SyncAlways makes the embedded server fsync every write before it
+	// acknowledges it. Default true: an acknowledged event survives power loss.
+	SyncAlways bool `mapstructure:"sync_always" yaml:"sync_always" json:"sync_always"`
+	// DuplicateWindow is how long the server itself remembers message ids.
+	// The ledger also recognises repeated commands after it has passed.
+	DuplicateWindow time.Duration `mapstructure:"duplicate_window" yaml:"duplicate_window" json:"duplicate_window"`
+}
+
+// HTTP configures `ledger serve`.
+type HTTP struct {
+	Addr string `mapstructure:"addr" yaml:"addr" json:"addr"`
+	// TLSCert and TLSKey, when both set, make the server speak HTTPS.
+	TLSCert string `mapstructure:"tls_cert" yaml:"tls_cert" json:"tls_cert"`
+	TLSKey  string `mapstructure:"tls_key" yaml:"tls_key" json:"tls_key"`
+}
+
+// Default returns a configuration that needs nothing set: embedded NATS and
+// SQLite under ./data, HTTP on loopback.
+func Default() Config {
+	return Config{
+		DataDir: "./data",
+		NATS: NATS{
+			Stream:          "LEDGER",
+			Replicas:        1,
+			SyncAlways:      true,
+			DuplicateWindow: 2 * time.Minute,
+		},
+		HTTP:    HTTP{Addr: "127.0.0.1:8080"},
+		Lang:    "en",
+		Actor:   "umpire",
+		Retries: 8,
+	}
+}
+
+// DBPath returns the SQLite file in use.
+func (c Config) DBPath() string {
+	if c.DB != "" {
+		return c.DB
+	}
+	return filepath.Join(c.DataDir, "ledger.db")
+}
+
+// NATSDir returns where the embedded server stores JetStream.
+func (c Config) NATSDir() string { return filepath.Join(c.DataDir, "nats") }
+
+// Embedded reports whether the ledger runs its own NATS server.
+func (c Config) Embedded() bool { return c.NATS.URL == "" }
+
+// Validate reports every problem of the configuration at once.
+func (c Config) Validate() error {
+	var errs []error
+	if strings.TrimSpace(c.DataDir) == "" {
+		errs = append(errs, errors.New("data_dir is empty"))
+	}
+	if c.NATS.Replicas < 1 || c.NATS.Replicas > 5 {
+		errs = append(errs, fmt.Errorf("nats.replicas %d: want 1 to 5", c.NATS.Replicas))
+	}
+	if c.Embedded() && c.NATS.Replicas != 1 {
+		errs = append(errs, fmt.Errorf("nats.replicas %d: the embedded server is one node; set nats.url to use a cluster", c.NATS.Replicas))
+	}
+	if c.NATS.Stream == "" || strings.ContainsAny(c.NATS.Stream, ". *>") {
+		errs = append(errs, fmt.Errorf("nats.stream %q: want a name without dots, spaces or wildcards", c.NATS.Stream))
+	}
+	if c.NATS.DuplicateWindow < time.Second {
+		errs = append(errs, fmt.Errorf("nats.duplicate_window %s: want at least 1s", c.NATS.DuplicateWindow))
+	}
+	if c.NATS.Listen != "" {
+		if err := loopback(c.NATS.Listen); err != nil {
+			errs = append(errs, fmt.Errorf("nats.listen: %w", err))
+		}
+	}
+	if c.NATS.Creds != "" && c.NATS.User != "" {
+		errs = append(errs, errors.New("nats: set creds or user/password, not both"))
+	}
+	if (c.HTTP.TLSCert == "") != (c.HTTP.TLSKey == "") {
+		errs = append(errs, errors.New("http: tls_cert and tls_key go together"))
+	}
+	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("http.addr %q: %w", c.HTTP.Addr, err))
+	}
+	if c.Lang != "en" && c.Lang != "ru" {
+		errs = append(errs, fmt.Errorf("lang %q: want en or ru", c.Lang))
+	}
+	if c.Retries < 0 || c.Retries > 100 {
+		errs = append(errs, fmt.Errorf("retries %d: want 0 to 100", c.Retries))
+	}
+	return errors.Join(errs...)
+}
+
+func loopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%q is not a loopback address: the embedded server only listens locally", addr)
+	}
+	return nil
+}

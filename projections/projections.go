@@ -1,0 +1,115 @@
+// Package projections defines how read models follow the log: a Projection
+// applies batches of events and records, in the same transaction, the log
+// sequence it has reached; Run feeds it from an events.Log. A projection can
+// always be deleted and rebuilt from the log (PRODUCT.md principle 1).
+package projections
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/clubledger/ledger/events"
+)
+
+// Projection is a read model fed in log order.
+type Projection interface {
+	// Checkpoint returns the sequence of the last event applied (0: none).
+	Checkpoint(ctx context.Context) (uint64, error)
+	// ApplyBatch applies evs, which follow the checkpoint in log order, and
+	// moves the checkpoint to the last of them, all in one transaction:
+	// after a crash either the whole batch and its checkpoint are there or
+	// neither is.
+	ApplyBatch(ctx context.Context, evs []events.Envelope) error
+}
+
+// Progress reports how far a run has come.
+type Progress struct {
+	// Applied is the number of events applied by this run.
+	Applied uint64
+	// Sequence is the checkpoint reached.
+	Sequence uint64
+	// Target is the log's last sequence when the run started.
+	Target uint64
+	// Start is when the run started.
+	Start time.Time
+}
+
+// RunOptions tune Run.
+type RunOptions struct {
+	// BatchSize is the most events applied in one transaction. Default 500.
+	BatchSize int
+	// Follow keeps running after catching up, applying new events as they
+	// arrive, until the context ends. Without it Run returns once the
+	// projection has reached the log's last sequence at the start.
+	Follow bool
+	// OnProgress, if set, is called after every batch.
+	OnProgress func(Progress)
+}
+
+// errCaughtUp stops Follow once the run has caught up.
+var errCaughtUp = errors.New("caught up")
+
+// Run feeds p from log, starting after p's checkpoint, in batches.
+func Run(ctx context.Context, log events.Log, p Projection, opts RunOptions) error {
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 500
+	}
+	from, err := p.Checkpoint(ctx)
+	if err != nil {
+		return fmt.Errorf("projections: checkpoint: %w", err)
+	}
+	target, err := log.LastSequence(ctx)
+	if err != nil {
+		return fmt.Errorf("projections: last sequence: %w", err)
+	}
+	prog := Progress{Sequence: from, Target: target, Start: time.Now()}
+	if !opts.Follow && from >= target {
+		if opts.OnProgress != nil {
+			opts.OnProgress(prog)
+		}
+		return nil
+	}
+	batch := make([]events.Envelope, 0, opts.BatchSize)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := p.ApplyBatch(ctx, batch); err != nil {
+			return fmt.Errorf("projections: apply events %d..%d: %w", batch[0].Sequence, batch[len(batch)-1].Sequence, err)
+		}
+		prog.Applied += uint64(len(batch))
+		prog.Sequence = batch[len(batch)-1].Sequence
+		batch = batch[:0]
+		if opts.OnProgress != nil {
+			opts.OnProgress(prog)
+		}
+		return nil
+	}
+	// Past the log's end at the start, a following run applies each event
+	// as it comes: new events arrive one command at a time and should be
+	// visible at once.
+	err = log.Follow(ctx, from, func(e events.Envelope) error {
+		batch = append(batch, e)
+		if len(batch) >= opts.BatchSize || e.Sequence >= target {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if !opts.Follow && e.Sequence >= target {
+			return errCaughtUp
+		}
+		return nil
+	}, nil)
+	if errors.Is(err, errCaughtUp) {
+		return nil
+	}
+	if ferr := flush(); ferr != nil && err == nil {
+		err = ferr
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}

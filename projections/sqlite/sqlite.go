@@ -1,0 +1,206 @@
+// Package sqlite is the ledger's read model in a SQLite file: campaigns,
+// battles with their units and generals, orders, dice rolls and an index of
+// every event. It is fed by projections.Run and can be deleted and rebuilt
+// from the log at any time.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	_ "github.com/mattn/go-sqlite3" // the SQLite driver (cgo)
+
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/projections"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Name is this projection's row in the checkpoint table.
+const Name = "ledger"
+
+// DB is the SQLite read model.
+type DB struct {
+	db   *sql.DB
+	path string
+	// battles caches the folded state of the battles this process has
+	// projected, so a batch need not load it from battle_state each time.
+	battles map[events.Key]*battleState
+}
+
+var _ projections.Projection = (*DB)(nil)
+
+// Open opens (creating if needed) the SQLite file at path, in WAL mode with
+// foreign keys on, and applies the migrations it has not yet recorded.
+func Open(path string) (*DB, error) {
+	dsn := "file:" + path + "?_journal_mode=WAL&_foreign_keys=on&_synchronous=NORMAL&_busy_timeout=10000&_txlock=immediate"
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	// One writer: SQLite serialises writes anyway, and one connection keeps
+	// the batch transaction and its reads consistent.
+	db.SetMaxOpenConns(1)
+	d := &DB{db: db, path: path, battles: map[events.Key]*battleState{}}
+	if err := d.migrate(context.Background()); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Path returns the file's path.
+func (d *DB) Path() string { return d.path }
+
+// Close closes the file.
+func (d *DB) Close() error { return d.db.Close() }
+
+// SQL exposes the database for read-only queries of other packages' tests
+// and tools.
+func (d *DB) SQL() *sql.DB { return d.db }
+
+func (d *DB) migrate(ctx context.Context) error {
+	if _, err := d.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("sqlite: migrations table: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("sqlite: migration %s: name must start with its number", base)
+		}
+		var n int
+		if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, v).Scan(&n); err != nil {
+			return fmt.Errorf("sqlite: migrations: %w", err)
+		}
+		if n > 0 {
+			continue
+		}
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		tx, err := d.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("sqlite: migration %s: %w", base, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, v, base); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("sqlite: migration %s: %w", base, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("sqlite: migration %s: %w", base, err)
+		}
+	}
+	return nil
+}
+
+// Checkpoint returns the last log sequence applied.
+func (d *DB) Checkpoint(ctx context.Context) (uint64, error) {
+	var seq uint64
+	err := d.db.QueryRowContext(ctx, `SELECT sequence FROM checkpoint WHERE projection = ?`, Name).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: checkpoint: %w", err)
+	}
+	return seq, nil
+}
+
+// ApplyBatch applies evs and moves the checkpoint, in one transaction. An
+// event at or below the checkpoint is skipped, so a batch delivered twice
+// counts once.
+func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) {
+	if len(evs) == 0 {
+		return nil
+	}
+	cp, err := d.Checkpoint(ctx)
+	if err != nil {
+		return err
+	}
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin: %w", err)
+	}
+	touched := map[events.Key]*battleState{}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+			// The in-memory states may hold events that were not
+			// committed: forget them, they reload from battle_state.
+			for k := range touched {
+				delete(d.battles, k)
+			}
+		}
+	}()
+	last := cp
+	for i := range evs {
+		e := &evs[i]
+		if e.Sequence <= last {
+			continue
+		}
+		if err := d.applyEvent(ctx, tx, e, touched); err != nil {
+			return fmt.Errorf("sqlite: event %d (%s %s): %w", e.Sequence, e.Type, e.ID, err)
+		}
+		last = e.Sequence
+	}
+	keys := make([]events.Key, 0, len(touched))
+	for k := range touched {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	for _, k := range keys {
+		if err := writeBattle(ctx, tx, k, touched[k]); err != nil {
+			return fmt.Errorf("sqlite: battle %s: %w", k, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoint (projection, sequence) VALUES (?, ?)
+		ON CONFLICT (projection) DO UPDATE SET sequence = excluded.sequence`, Name, last); err != nil {
+		return fmt.Errorf("sqlite: checkpoint: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: commit: %w", err)
+	}
+	return nil
+}
+
+func (d *DB) applyEvent(ctx context.Context, tx *sql.Tx, e *events.Envelope, touched map[events.Key]*battleState) error {
+	hash := events.Hash(e.Raw)
+	if len(e.Raw) == 0 {
+		return errors.New("event has no stored form")
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO events
+		(seq, campaign, battle, version, id, type, schema, time, actor, command_id, audience, prev_hash, hash, payload)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Sequence, e.Campaign, e.Battle, e.Version, e.ID, e.Type, e.Schema,
+		e.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00"), e.Actor, e.CommandID, e.Audience, e.PrevHash, hash, string(e.Payload)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO commands (campaign, battle, command_id, first_seq, events) VALUES (?, ?, ?, ?, 1)
+		ON CONFLICT (campaign, battle, command_id) DO UPDATE SET events = events + 1`,
+		e.Campaign, e.Battle, e.CommandID, e.Sequence); err != nil {
+		return err
+	}
+	if e.Battle == "" {
+		return applyCampaignEvent(ctx, tx, e)
+	}
+	return d.applyBattleEvent(ctx, tx, e, touched)
+}
