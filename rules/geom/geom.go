@@ -7,9 +7,17 @@
 // (across the width), y grows north (toward the far edge). A facing is a
 // heading in degrees, 0 = north (+y), 90 = east (+x), clockwise, normalised
 // to [0, 360). Lengths are in the battle's measurement unit (inches or cm).
+//
+// Tolerances are defined once (tolerance.go): Eps absorbs rounding,
+// ContactTolerance is base contact. Arcs follow a ruleset ArcRule (arc.go),
+// sight lines and movement are in sight.go and move.go. docs/geometry.md
+// explains the conventions, the arc options and what is approximate.
 package geom
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Vec is a point or a displacement on the table.
 type Vec struct {
@@ -23,24 +31,58 @@ func (v Vec) Add(w Vec) Vec { return Vec{v.X + w.X, v.Y + w.Y} }
 // Sub returns v-w.
 func (v Vec) Sub(w Vec) Vec { return Vec{v.X - w.X, v.Y - w.Y} }
 
-// Scale returns v*k.
-func (v Vec) Scale(k float64) Vec { return Vec{v.X * k, v.Y * k} }
+// Scale returns v*k. The explicit float64 conversions here and in Dot and
+// Cross forbid the compiler to fuse a product with a later sum (FMA, allowed
+// by the Go spec on arm64, ppc64, s390x and amd64 v3), so every build rounds
+// the same way.
+func (v Vec) Scale(k float64) Vec { return Vec{float64(v.X * k), float64(v.Y * k)} }
 
 // Dot returns the dot product.
-func (v Vec) Dot(w Vec) float64 { return v.X*w.X + v.Y*w.Y }
+func (v Vec) Dot(w Vec) float64 { return float64(v.X*w.X) + float64(v.Y*w.Y) }
 
-// Cross returns the z of the cross product v×w.
-func (v Vec) Cross(w Vec) float64 { return v.X*w.Y - v.Y*w.X }
+// Cross returns the z of the cross product v×w: positive when w is
+// counter-clockwise from v (to its left, seen from above the table).
+func (v Vec) Cross(w Vec) float64 { return float64(v.X*w.Y) - float64(v.Y*w.X) }
+
+// Lerp returns the point a fraction t of the way from v to w.
+func (v Vec) Lerp(w Vec, t float64) Vec { return v.Add(w.Sub(v).Scale(t)) }
+
+// IsFinite reports whether both coordinates are finite numbers.
+func (v Vec) IsFinite() bool { return finite(v.X) && finite(v.Y) }
+
+// String formats the point with two decimals, for messages.
+func (v Vec) String() string { return fmt.Sprintf("(%.2f, %.2f)", v.X, v.Y) }
+
+// RotateVec turns the displacement v clockwise by deg degrees (the same sense
+// as facings: rotating north by 90 gives east).
+func RotateVec(v Vec, deg float64) Vec {
+	h := Heading(deg) // (sin, cos), exact for multiples of 90
+	s, c := h.X, h.Y
+	return Vec{float64(v.X*c) + float64(v.Y*s), float64(v.Y*c) - float64(v.X*s)}
+}
 
 // Len returns the length of v.
-func (v Vec) Len() float64 { return math.Hypot(v.X, v.Y) }
+func (v Vec) Len() float64 { return hypot(v.X, v.Y) }
 
 // Dist returns the distance between two points.
 func Dist(a, b Vec) float64 { return b.Sub(a).Len() }
 
 // Heading returns the unit vector of a facing in degrees (0 = +y, clockwise).
+// The four cardinal facings give exact unit vectors (no 6e-17 residue), so
+// bases set square to the table have exact corners.
 func Heading(deg float64) Vec {
-	r := deg * math.Pi / 180
+	d := NormDeg(deg)
+	switch d {
+	case 0:
+		return Vec{0, 1}
+	case 90:
+		return Vec{1, 0}
+	case 180:
+		return Vec{0, -1}
+	case 270:
+		return Vec{-1, 0}
+	}
+	r := d * math.Pi / 180
 	return Vec{math.Sin(r), math.Cos(r)}
 }
 
@@ -50,8 +92,29 @@ func NormDeg(deg float64) float64 {
 	if d < 0 {
 		d += 360
 	}
+	if d >= 360 { // -1e-20 + 360 rounds to 360
+		d = 0
+	}
 	return d
 }
+
+// TurnDeg returns the signed turn in degrees, in (-180, 180], that takes
+// facing from to facing to: positive clockwise. A half turn is +180.
+func TurnDeg(from, to float64) float64 {
+	d := NormDeg(to - from)
+	if d > 180 {
+		d -= 360
+	}
+	return d
+}
+
+// hypot is √(x²+y²). Unlike math.Hypot, which is assembly on amd64 and Go
+// elsewhere, it rounds the same on every architecture (square root is
+// correctly rounded everywhere) and is faster; table lengths are far from
+// overflow.
+func hypot(x, y float64) float64 { return math.Sqrt(float64(x*x) + float64(y*y)) }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // Base is a unit's base: a rectangle of Width (its front edge) and Depth,
 // centred on Center, its front facing Facing degrees.
@@ -65,22 +128,20 @@ type Base struct {
 // Forward is the unit vector the base faces.
 func (b Base) Forward() Vec { return Heading(b.Facing) }
 
-// Right is the unit vector to the base's right.
-func (b Base) Right() Vec { return Heading(b.Facing + 90) }
+// Right is the unit vector to the base's right, Heading(Facing+90), computed
+// from Forward so the two are exactly perpendicular.
+func (b Base) Right() Vec {
+	f := b.Forward()
+	return Vec{f.Y, -f.X}
+}
 
 // Corners returns the four corners: front-left, front-right, rear-right, rear-left.
-func (b Base) Corners() [4]Vec {
-	f := b.Forward().Scale(b.Depth / 2)
-	r := b.Right().Scale(b.Width / 2)
-	c := b.Center
-	return [4]Vec{
-		c.Add(f).Sub(r),
-		c.Add(f).Add(r),
-		c.Sub(f).Add(r),
-		c.Sub(f).Sub(r),
-	}
-}
+func (b Base) Corners() [4]Vec { return b.frame().corners() }
 
 // FrontCenter is the middle of the front edge: the leader point of RULES.md
 // K.10 in the default ruleset.
 func (b Base) FrontCenter() Vec { return b.Center.Add(b.Forward().Scale(b.Depth / 2)) }
+
+// LeaderPoint is the point K.4 measures a charge from and K.8 classifies:
+// the middle of the front edge (K.10 default, the same as FrontCenter).
+func (b Base) LeaderPoint() Vec { return b.FrontCenter() }
