@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -311,7 +312,14 @@ func (s *Service) run(ctx context.Context, key events.Key, req Request, decide f
 			return Outcome{Key: key, Events: cloneEnvs(batch), Attempts: attempt}, nil
 		case errors.Is(err, events.ErrConflict), errors.Is(err, events.ErrDuplicate):
 			// Someone else appended (or this very command got through
-			// before an error reached us): read what happened and look again.
+			// before an error reached us): read what happened and look
+			// again, after a short random pause so that two writers in a
+			// tight race do not keep colliding.
+			if errors.Is(err, events.ErrConflict) {
+				if werr := backoff(ctx, attempt); werr != nil {
+					return Outcome{}, werr
+				}
+			}
 			if rerr := s.refresh(ctx, st); rerr != nil {
 				return Outcome{}, rerr
 			}
@@ -354,6 +362,20 @@ func (s *Service) envelopes(key events.Key, req Request, pend []pending) ([]even
 		}
 	}
 	return out, nil
+}
+
+// backoff waits a random time, growing with the attempt: full jitter on
+// 1ms * 2^attempt, at most 64ms.
+func backoff(ctx context.Context, attempt int) error {
+	ceiling := time.Millisecond << min(attempt, 6)
+	t := time.NewTimer(time.Duration(rand.Int64N(int64(ceiling))))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 func cloneEnvs(in []events.Envelope) []events.Envelope { return append([]events.Envelope(nil), in...) }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/projections"
+	"github.com/clubledger/ledger/rules"
 )
 
 //go:embed migrations/*.sql
@@ -178,6 +179,13 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: commit: %w", err)
+	}
+	// Keep state in memory for open battles only: an ended battle's state
+	// is in battle_state should an event ever follow.
+	for _, k := range keys {
+		if touched[k].state.Status == rules.StatusEnded {
+			delete(d.battles, k)
+		}
 	}
 	return nil
 }

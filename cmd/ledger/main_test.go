@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clubledger/ledger/config"
+)
+
+// testCLI runs the ledger's Main on a fresh data folder, as a user would,
+// with configuration set directly rather than from files and flags.
+type testCLI struct {
+	t   *testing.T
+	cfg config.Config
+}
+
+func newCLI(t *testing.T) *testCLI {
+	t.Helper()
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	return &testCLI{t: t, cfg: cfg}
+}
+
+// run returns the exit code, standard output and standard error.
+func (c *testCLI) run(args ...string) (int, string, string) {
+	c.t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &out, &errb, &c.cfg)
+	return code, out.String(), errb.String()
+}
+
+func (c *testCLI) ok(args ...string) string {
+	c.t.Helper()
+	code, out, errs := c.run(args...)
+	if code != 0 {
+		c.t.Fatalf("ledger %s: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errs)
+	}
+	return out
+}
+
+func TestDemo(t *testing.T) {
+	c := newCLI(t)
+	out := c.ok("demo")
+	for _, want := range []string{
+		"#8 order.give [marie, dice [3 3]]: accepted",
+		"C.3: 2 actions",
+		"refused C.17",
+		`C.17: infantry moves 6" per action; 1 action allows 6.0", this move is 6.1"`,
+		"failed (roll above 8)",
+		"== state of demo-1809/eggmuhl",
+		"33-ligne", "24.0  22.0",
+		"dice.revealed",
+		"hash chain: 26 events, intact",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(out)
+	}
+}
+
+func TestCommandsAndExitCodes(t *testing.T) {
+	c := newCLI(t)
+	c.ok("campaign", "create", "pen", "--name", "Peninsula", "--side", "french:France:france", "--side", "british:Britain:britain")
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	battle := write("battle.yaml", "name: Talavera\nmeasurement: cm\ntable: {width: 180, depth: 120}\nfirst_side: british\n")
+	c.ok("battle", "create", "pen/talavera", "--file", battle)
+	fr := write("fr.yaml", `c_in_c: {id: victor, name: Victor, rating: 8, position: {x: 90, y: 110}}
+brigades:
+  - {id: b-ruffin, name: Ruffin, order: attack, general: {id: ruffin, name: Ruffin, rating: 7, position: {x: 60, y: 100}},
+     units: [{id: 9-leger, type: light_infantry, position: {x: 60, y: 95}, facing: 180}]}
+`)
+	br := write("br.yaml", `c_in_c: {id: wellesley, name: Wellesley, rating: 9, position: {x: 90, y: 5}}
+brigades:
+  - {id: b-hill, name: Hill, order: defend, general: {id: hill, name: Hill, rating: 8, position: {x: 60, y: 15}},
+     units: [{id: 29-foot, type: infantry, position: {x: 60, y: 20}, facing: 0}]}
+`)
+	c.ok("battle", "deploy", "pen/talavera", "--side", "french", "--file", fr)
+	c.ok("battle", "deploy", "pen/talavera", "--side", "british", "--file", br)
+	c.ok("battle", "start", "pen/talavera")
+	out := c.ok("order", "pen/talavera", "--general", "hill", "--units", "29-foot", "--dice", "2,2", "--id", "ord-1")
+	if !strings.Contains(out, "C.3: 3 actions") {
+		t.Fatalf("order output:\n%s", out)
+	}
+	// The same command id again appends nothing and says so.
+	if out := c.ok("order", "pen/talavera", "--general", "hill", "--units", "29-foot", "--dice", "2,2", "--id", "ord-1"); !strings.Contains(out, "already applied") {
+		t.Fatalf("repeat:\n%s", out)
+	}
+	// In centimetres infantry moves 10 cm per action (C.17): 10.5 is refused, exit 3.
+	code, _, errs := c.run("move", "pen/talavera", "29-foot", "--to", "60,30.5")
+	if code != exitRefused || !strings.Contains(errs, "C.17") || !strings.Contains(errs, "10 cm") {
+		t.Fatalf("move refusal: exit %d: %s", code, errs)
+	}
+	c.ok("move", "pen/talavera", "29-foot", "--to", "60,30")
+	var st struct {
+		Units []struct {
+			Unit string  `json:"unit"`
+			Y    float64 `json:"y"`
+		} `json:"units"`
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal([]byte(c.ok("state", "pen/talavera", "-o", "json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range st.Units {
+		if u.Unit == "29-foot" && u.Y != 30 {
+			t.Fatalf("29-foot at y=%v", u.Y)
+		}
+	}
+	if code, _, _ := c.run("order", "pen/talavera"); code != exitUsage {
+		t.Fatalf("missing flags: exit %d, want %d", code, exitUsage)
+	}
+	if code, _, errs := c.run("state", "pen/nowhere"); code != exitError || !strings.Contains(errs, "not found") {
+		t.Fatalf("unknown battle: exit %d %s", code, errs)
+	}
+	if out := c.ok("log", "pen/talavera"); !strings.Contains(out, "hash chain: ") || !strings.Contains(out, "intact") {
+		t.Fatalf("log:\n%s", out)
+	}
+	if out := c.ok("campaign", "show", "pen"); !strings.Contains(out, "talavera") {
+		t.Fatalf("campaign show:\n%s", out)
+	}
+}
+
+// TestScenarios plays every scenario under testdata/scenarios and
+// examples/ through `ledger play`, each into a fresh ledger: every step's
+// expectation is an assertion.
+func TestScenarios(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/scenarios/*.yaml")
+	ex, _ := filepath.Glob("../../examples/*.yaml")
+	for _, f := range ex {
+		b, _ := os.ReadFile(f)
+		if strings.Contains(string(b), "\nsteps:") {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		t.Fatal("no scenarios found")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			c := newCLI(t)
+			code, out, errs := c.run("play", f)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+			}
+			// Playing it again appends nothing: every step is a duplicate.
+			code, out, errs = c.run("play", f)
+			if code != exitCheck && code != 0 {
+				t.Fatalf("replay: exit %d\n%s", code, errs)
+			}
+			if strings.Contains(out, ": accepted") {
+				t.Fatalf("playing a scenario twice appended again:\n%s", out)
+			}
+		})
+	}
+}
