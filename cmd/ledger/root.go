@@ -133,8 +133,15 @@ LEDGER_* environment variables (LEDGER_DATA_DIR, LEDGER_NATS_URL, ...), flags.`,
 		c.logCommand(),
 		c.configCommand(),
 	)
+	for _, extra := range extraCommands {
+		root.AddCommand(extra(c))
+	}
 	return root
 }
+
+// extraCommands are subcommands defined in their own files (audit, export,
+// projections, replay, serve...), each registering itself in an init.
+var extraCommands []func(*cli) *cobra.Command
 
 // loadConfig layers defaults, the file, LEDGER_* variables and flags.
 func (c *cli) loadConfig(cmd *cobra.Command) error {
