@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -174,18 +175,22 @@ func (c *cli) loadConfig(cmd *cobra.Command) error {
 	c.v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	c.v.AutomaticEnv()
 	path, _ := cmd.Flags().GetString("config")
-	if path != "" {
-		c.v.SetConfigFile(path)
-	} else {
-		c.v.SetConfigName("ledger")
-		c.v.SetConfigType("yaml")
-		c.v.AddConfigPath(".")
-	}
-	if err := c.v.ReadInConfig(); err != nil {
-		var nf viper.ConfigFileNotFoundError
-		if path != "" || !errors.As(err, &nf) {
-			return fmt.Errorf("config: %w", err)
+	if path == "" {
+		// Only ledger.yaml or ledger.yml: viper's own search would also
+		// take a file named just "ledger", such as the built binary.
+		for _, name := range []string{"ledger.yaml", "ledger.yml"} {
+			if _, err := os.Stat(name); err == nil {
+				path = name
+				break
+			}
 		}
+	}
+	if path == "" {
+		return nil
+	}
+	c.v.SetConfigFile(path)
+	if err := c.v.ReadInConfig(); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
 	}
 	return nil
 }
