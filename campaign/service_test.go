@@ -366,7 +366,9 @@ func TestConflictIsDecidedAgainOnFreshState(t *testing.T) {
 
 	// Between bob's decision and its append, another process adds alice's
 	// seed: bob's append conflicts, is decided again and lands after it.
-	racing.before = func() { exec(t, other, "alice-1", rules.CmdDiceAddSeed, "b1", map[string]string{"player": "alice", "seed": "a"}) }
+	racing.before = func() {
+		exec(t, other, "alice-1", rules.CmdDiceAddSeed, "b1", map[string]string{"player": "alice", "seed": "a"})
+	}
 	out := exec(t, svc, "bob-1", rules.CmdDiceAddSeed, "b1", map[string]string{"player": "bob", "seed": "b"})
 	if out.Attempts != 2 {
 		t.Fatalf("attempts %d, want 2 (one conflict, one retry)", out.Attempts)
@@ -374,7 +376,9 @@ func TestConflictIsDecidedAgainOnFreshState(t *testing.T) {
 
 	// Now the competitor adds carol's seed while svc decides carol's own
 	// (stale: no carol yet): the retry sees it and refuses, appending nothing.
-	racing.before = func() { exec(t, other, "carol-1", rules.CmdDiceAddSeed, "b1", map[string]string{"player": "carol", "seed": "c"}) }
+	racing.before = func() {
+		exec(t, other, "carol-1", rules.CmdDiceAddSeed, "b1", map[string]string{"player": "carol", "seed": "c"})
+	}
 	_, err := svc.Execute(context.Background(), campaign.Request{ID: "carol-2", Actor: "carol", Campaign: "c1", Battle: "b1",
 		Name: rules.CmdDiceAddSeed, Body: body(t, map[string]string{"player": "carol", "seed": "again"})})
 	var r *rules.Refusal
