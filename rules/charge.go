@@ -1,0 +1,184 @@
+package rules
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/clubledger/ledger/rules/geom"
+)
+
+// chargePlan is a charge the engine tried to verify simply.
+type chargePlan struct {
+	to   geom.Base
+	side geom.Arc
+	dist float64 // the leader point's straight path to contact
+	// reason is empty when the charge is verified into contact; outOfReach
+	// marks the one reason that is a refusal rather than a pending charge.
+	reason     string
+	outOfReach bool
+}
+
+// planCharge checks a charge of u on target with reach, the simple way the
+// command phase can verify: the charger ends flush against the side of the
+// target its leader point is in (geom.FlushAgainst), its leader point's
+// straight path within reach (C.17 distance of the actions used), the target
+// in its front arc (K.4), one turn on the spot at the start of at most the
+// ruleset's charge turn (K.5), then a straight slide that leaves the table
+// nowhere (K.3), touches no friend (K.1) and passes no other enemy within
+// the gap (K.2). Anything else is left to the charge rules (K.4-K.10, a
+// later issue): the charge is declared and pending.
+func planCharge(s *State, u, target *Unit, reach float64) chargePlan {
+	rs, m := s.Ruleset, s.Measurement
+	rule, err := geom.ParseArcRule(rs.Contact.Arcs)
+	if err != nil {
+		rule = geom.DefaultArcRule
+	}
+	side := geom.ArcOf(target.Base, u.Base.LeaderPoint(), rule)
+	to := geom.FlushAgainst(u.Base, target.Base, side)
+	p := chargePlan{to: to, side: side, dist: geom.Dist(u.Base.LeaderPoint(), to.LeaderPoint())}
+	if p.dist > reach+geom.Eps {
+		p.reason, p.outOfReach = fmt.Sprintf("%s is %s away, the reach is %s", target.ID, fmtMeasured(p.dist, reach, m), fmtLen(reach, m)), true
+		return p
+	}
+	if !geom.InFrontArc(u.Base, target.Base, rule) {
+		p.reason = fmt.Sprintf("%s is not in %s's front arc (K.4)", target.ID, u.ID)
+		return p
+	}
+	turn := geom.TurnDeg(u.Base.Facing, to.Facing)
+	if math.Abs(turn) > rs.Contact.ChargeMaxTurnDegrees+geom.Eps {
+		p.reason = fmt.Sprintf("contact needs a turn of %.0f°, more than %.0f° (K.5)", math.Abs(turn), rs.Contact.ChargeMaxTurnDegrees)
+		return p
+	}
+	if !s.Table.Contains(to) {
+		p.reason = "contact would leave the table (K.3)"
+		return p
+	}
+	turned := geom.Rotate(u.Base, u.Base.Center, turn)
+	gap := rs.Contact.Gap.For(m)
+	for _, id := range s.sortedUnitIDs() {
+		o := s.Units[id]
+		if id == u.ID || id == target.ID || !o.active() {
+			continue
+		}
+		d := geom.RotatingDistance(u.Base, u.Base.Center, turn, o.Base)
+		if d2, _ := geom.MinDistanceAlongPath(turned, []geom.Vec{to.Center}, to.Facing, o.Base); d2 < d {
+			d = d2
+		}
+		start := geom.Distance(u.Base, o.Base)
+		if o.Side == u.Side && d <= geom.ContactTolerance && start > geom.ContactTolerance {
+			p.reason = fmt.Sprintf("friendly unit %s is in the way (K.1)", o.ID)
+			return p
+		}
+		if o.Side != u.Side && d < math.Min(gap, start)-geom.Eps {
+			p.reason = fmt.Sprintf("enemy unit %s is in the way (K.2)", o.ID)
+			return p
+		}
+	}
+	return p
+}
+
+// decideCharge judges unit.charge: a charge is an action (C.6) of a unit
+// whose order said "charge" (C.9), or that follows its general (C.13), or
+// that took a charge on initiative (C.15). It moves into contact when
+// planCharge verifies it, else it is recorded as pending for the charge
+// rules; a target beyond the reach of the actions used is refused (C.17).
+func decideCharge(s *State, c *ChargeUnit) ([]Event, *Refusal) {
+	rs, m := s.Ruleset, s.Measurement
+	u, ut, r := actingUnit(s, c.Unit)
+	if r != nil {
+		return nil, r
+	}
+	actions := c.Actions
+	if actions == 0 {
+		actions = 1
+	}
+	if actions < 0 {
+		return nil, refuse(RuleInput, "bad_actions", "actions %d: want 1 or more", actions).with("actions", actions)
+	}
+	if ut.Initiative && ut.InitiativeAction != ActionCharge {
+		return nil, refuse("C.15", "wrong_action", "unit %s took initiative to %s, not to charge", u.ID, ut.InitiativeAction)
+	}
+	if !ut.MayCharge {
+		return nil, refuse("C.9", "no_charge_order", "unit %s may charge only if its order said \"charge\"; without it a unit stops %s short of the enemy", u.ID, fmtLen(rs.Contact.Gap.For(m), m))
+	}
+	if ut.ActionsLeft < actions {
+		return nil, refuse("C.3", "no_actions_left", "unit %s has %s left this turn; this charge uses %d", u.ID, plural(ut.ActionsLeft, "action", "actions"), actions).
+			with("actions_left", ut.ActionsLeft, "actions", actions)
+	}
+	t := s.Units[c.Target]
+	if t == nil || t.Side == u.Side || !t.active() {
+		return nil, refuse("C.9", "bad_target", "charge target %q is not an enemy unit on the table", c.Target)
+	}
+	per, label, r := moveAllowance(s, u, ut, actions)
+	if r != nil {
+		return nil, r
+	}
+	reach := per * float64(actions)
+	p := planCharge(s, u, t, reach)
+	if p.outOfReach {
+		return nil, refuse("C.17", "charge_out_of_reach", "%s moves %s per action; %s reach %s, and contact with %s needs %s",
+			label, fmtLen(per, m), plural(actions, "action", "actions"), fmtLen(reach, m), t.ID, fmtMeasured(p.dist, reach, m)).
+			with("distance", p.dist, "reach", reach, "per_action", per, "actions", actions)
+	}
+	ev := &ChargeDeclared{Turn: s.Turn, Unit: u.ID, Target: t.ID, ActionsUsed: actions, Reach: round6(reach), Distance: round6(p.dist),
+		Side: p.side, From: u.Base, To: u.Base}
+	if p.reason == "" {
+		ev.Contact, ev.To = true, p.to
+	} else {
+		ev.Pending, ev.Reason = true, p.reason
+	}
+	return []Event{ev}, nil
+}
+
+// actingUnit checks what every action command checks: the battle is in
+// the phasing side's command phase, the unit is its own and on the table,
+// it has an order or initiative this turn, and did not fail (C.3, C.4, C.5).
+// C.12's one move after a failure is judged by unit.move itself.
+func actingUnit(s *State, id string) (*Unit, UnitTurn, *Refusal) {
+	if r := s.inProgress(); r != nil {
+		return nil, UnitTurn{}, r
+	}
+	u := s.Units[id]
+	if u == nil {
+		return nil, UnitTurn{}, refuse(RuleInput, "unknown_unit", "no unit %q in this battle", id)
+	}
+	if u.Side != s.Phasing {
+		return nil, UnitTurn{}, refuse("T.2", "not_phasing", "turn %d is %s's turn; unit %s of %s may not act", s.Turn, s.Phasing, u.ID, u.Side).with("turn", s.Turn)
+	}
+	if s.Phase != PhaseCommand {
+		return nil, UnitTurn{}, refuse("T.3", "not_implemented", "actions are carried out in the command phase; the %s phase's moves (M.3 table, tactical march M.11) are not implemented yet", s.Phase)
+	}
+	if !u.active() {
+		return nil, UnitTurn{}, refuse("T.4", "unit_inactive", "unit %s is %s and cannot act", u.ID, u.Status)
+	}
+	ut := s.TurnBook.peekUnit(u.ID)
+	switch {
+	case ut.Failed && ut.Blundered:
+		return nil, ut, refuse("C.5", "blundered", "unit %s blundered its order this turn: it carried out the blunder table and does nothing of its own", u.ID)
+	case ut.Failed:
+		return nil, ut, refuse("C.4", "unit_failed", "unit %s failed its order this turn and does nothing", u.ID)
+	case ut.Orders == 0 && !ut.Initiative:
+		return nil, ut, refuse("C.3", "no_order", "unit %s has no order this turn, so no actions", u.ID)
+	}
+	return u, ut, nil
+}
+
+// moveAllowance is the C.17 distance per move action of u, checked against
+// the type's cap of moves a turn, with the label messages use.
+func moveAllowance(s *State, u *Unit, ut UnitTurn, actions int) (per float64, label string, r *Refusal) {
+	m := s.Measurement
+	t := s.Ruleset.UnitTypes[u.Type]
+	per, maxPerTurn := t.Move(u.Formation, m)
+	label = u.Type
+	if _, ok := t.FormationMoves[u.Formation]; ok {
+		label = u.Type + " " + u.Formation
+	}
+	if per <= 0 {
+		return 0, label, refuse("C.17", "cannot_move", "%s moves %s per action: unit %s cannot move", label, fmtLen(per, m), u.ID).with("per_action", per)
+	}
+	if maxPerTurn > 0 && ut.MoveActions+actions > maxPerTurn {
+		return 0, label, refuse("C.17", "moves_per_turn", "%s makes at most %s a turn; unit %s has made %d", label, plural(maxPerTurn, "move", "moves"), u.ID, ut.MoveActions).
+			with("max_moves", maxPerTurn, "moves_made", ut.MoveActions, "actions", actions)
+	}
+	return per, label, nil
+}

@@ -1,0 +1,396 @@
+package rules
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/clubledger/ledger/rules/geom"
+)
+
+// Decide judges cmd against s and returns the events that record what
+// happened, or an error: a *Refusal when the rules do not allow the command,
+// or a wrapped dice error (ErrNoDice, ErrBadRoll, the source's own) when a
+// roll could not be had. It never changes s. Every roll it needs is asked of
+// dice and recorded as a dice.rolled event before the event it feeds.
+func Decide(s *State, cmd Command, dice Dice) ([]Event, error) {
+	if s == nil {
+		s = NewState()
+	}
+	if cmd == nil {
+		return nil, refuse(RuleInput, "no_command", "no command")
+	}
+	if _, ok := cmd.(*CreateBattle); !ok {
+		if s.Status == StatusNew || s.Ruleset == nil {
+			return nil, refuse(RuleBattle, "no_battle", "no battle has been created yet")
+		}
+		if s.Status == StatusEnded {
+			return nil, refuse("T.5", "battle_ended", "the battle has ended (%s)", s.EndReason)
+		}
+	}
+	var evs []Event
+	var r *Refusal
+	var err error
+	switch c := cmd.(type) {
+	case *CreateBattle:
+		evs, r = decideCreate(s, c)
+	case *DeployArmy:
+		evs, r = decideDeploy(s, c)
+	case *StartBattle:
+		evs, r = decideStart(s, c)
+	case *EndPhase:
+		evs, r = decideEndPhase(s, c)
+	case *EndBattle:
+		evs, r = decideEndBattle(s, c)
+	case *GiveOrder:
+		evs, r, err = decideOrder(s, c, dice)
+	case *MoveUnit:
+		evs, r = decideMove(s, c)
+	case *AddDiceSeed:
+		evs, r = decideAddSeed(s, c)
+	case *TakeInitiative:
+		evs, r = decideInitiative(s, c)
+	case *DeclineInitiative:
+		evs, r = decideDecline(s, c)
+	case *ReformUnit:
+		evs, r = decideReform(s, c)
+	case *ChargeUnit:
+		evs, r = decideCharge(s, c)
+	default:
+		return nil, refuse(RuleInput, "unknown_command", "unknown command %q", cmd.CommandName())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r != nil {
+		return nil, r
+	}
+	return evs, nil
+}
+
+// battleIDPattern matches ids that become NATS subject tokens (as events.ValidID).
+var battleIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// validName reports whether s can be an id of a side, general or unit: not
+// empty, at most 64 characters, no spaces or control characters.
+func validName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if r <= ' ' || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func decideCreate(s *State, c *CreateBattle) ([]Event, *Refusal) {
+	if s.Status != StatusNew {
+		return nil, refuse(RuleBattle, "battle_exists", "battle %q already exists", s.Battle)
+	}
+	if !battleIDPattern.MatchString(c.Battle) {
+		return nil, refuse(RuleInput, "bad_battle_id", "battle id %q: want lower-case letters, digits, '-' or '_', at most 64", c.Battle)
+	}
+	if c.Campaign != "" && !battleIDPattern.MatchString(c.Campaign) {
+		return nil, refuse(RuleInput, "bad_campaign_id", "campaign id %q: want lower-case letters, digits, '-' or '_', at most 64", c.Campaign)
+	}
+	rs, err := LoadRuleset(DefaultRuleset(), []byte(c.Ruleset))
+	if err != nil {
+		return nil, refuse(RuleInput, "bad_ruleset", "%v", err)
+	}
+	m := c.Measurement
+	if m == "" {
+		m = rs.Measurement.Default
+	}
+	if !slices.Contains(rs.Measurement.Systems, m) {
+		return nil, refuse(RuleInput, "bad_measurement", "measurement %q: the ruleset allows %s", m, strings.Join(rs.Measurement.Systems, ", "))
+	}
+	if err := c.Table.Validate(); err != nil {
+		return nil, refuse(RuleInput, "bad_table", "%v", err).with("width", c.Table.Width, "depth", c.Table.Depth)
+	}
+	if len(c.Sides) < 2 {
+		return nil, refuse("T.1", "too_few_sides", "a battle needs at least 2 sides, %d given", len(c.Sides)).with("sides", len(c.Sides))
+	}
+	seen := map[string]bool{}
+	for _, sd := range c.Sides {
+		if !validName(sd.ID) {
+			return nil, refuse(RuleInput, "bad_side_id", "side id %q: want 1-64 characters without spaces", sd.ID)
+		}
+		if seen[sd.ID] {
+			return nil, refuse(RuleInput, "duplicate_id", "side %q given twice", sd.ID)
+		}
+		seen[sd.ID] = true
+	}
+	if !seen[c.FirstSide] {
+		return nil, refuse("T.1", "bad_first_side", "first side %q is not one of the sides", c.FirstSide)
+	}
+	if c.TurnLimit < 0 {
+		return nil, refuse("T.1", "bad_turn_limit", "turn limit %d: want 0 (none) or more", c.TurnLimit).with("turn_limit", c.TurnLimit)
+	}
+	sides := make([]SideSpec, len(c.Sides))
+	copy(sides, c.Sides)
+	for i := range sides {
+		if sides[i].Name == "" {
+			sides[i].Name = sides[i].ID
+		}
+	}
+	return []Event{&BattleCreated{
+		Battle: c.Battle, Campaign: c.Campaign, Name: c.Name, Measurement: m,
+		Table: c.Table, Sides: sides, FirstSide: c.FirstSide, TurnLimit: c.TurnLimit,
+		Ruleset: rs, Overlay: c.Ruleset,
+	}}, nil
+}
+
+// idsInUse lists every id of generals, C-in-Cs, brigades and units deployed so far.
+func (s *State) idsInUse() map[string]string {
+	ids := map[string]string{}
+	for _, sd := range s.Sides {
+		if sd.CInC != nil {
+			ids[sd.CInC.ID] = "commander-in-chief"
+		}
+		for _, b := range sd.Brigades {
+			ids[b.ID] = "brigade"
+			ids[b.General.ID] = "general"
+		}
+	}
+	for id := range s.Units {
+		ids[id] = "unit"
+	}
+	return ids
+}
+
+func decideDeploy(s *State, c *DeployArmy) ([]Event, *Refusal) {
+	rs, m := s.Ruleset, s.Measurement
+	if s.Status != StatusSetup {
+		return nil, refuse(RuleBattle, "not_in_setup", "armies deploy before the battle starts; the battle is %s", s.Status)
+	}
+	sd := s.side(c.Side)
+	if sd == nil {
+		return nil, refuse(RuleInput, "unknown_side", "no side %q in this battle", c.Side)
+	}
+	if sd.Deployed {
+		return nil, refuse(RuleBattle, "already_deployed", "side %q has already deployed", c.Side)
+	}
+	ids := s.idsInUse()
+	claim := func(id, what string) *Refusal {
+		if !validName(id) {
+			return refuse(RuleInput, "bad_id", "%s id %q: want 1-64 characters without spaces", what, id)
+		}
+		if prev, ok := ids[id]; ok {
+			return refuse(RuleInput, "duplicate_id", "id %q is already used by a %s", id, prev)
+		}
+		ids[id] = what
+		return nil
+	}
+	rating := func(who string, r int) *Refusal {
+		if r < rs.Command.RatingMin || r > rs.Command.RatingMax {
+			return refuse("C.3", "bad_rating", "%s command rating %d: the ruleset allows %d to %d", who, r, rs.Command.RatingMin, rs.Command.RatingMax).
+				with("rating", r, "min", rs.Command.RatingMin, "max", rs.Command.RatingMax)
+		}
+		return nil
+	}
+	onTable := func(who string, p geom.Vec) *Refusal {
+		if !p.IsFinite() || !s.Table.ContainsPoint(p) {
+			return refuse("K.3", "off_table", "%s at %s is not on the %gx%g table", who, p, s.Table.Width, s.Table.Depth).
+				with("x", p.X, "y", p.Y)
+		}
+		return nil
+	}
+	ci := c.CInC
+	if r := claim(ci.ID, "commander-in-chief"); r != nil {
+		return nil, r
+	}
+	if r := rating("commander-in-chief "+ci.ID, ci.Rating); r != nil {
+		return nil, r
+	}
+	if r := onTable("commander-in-chief "+ci.ID, ci.Position); r != nil {
+		return nil, r
+	}
+	if len(c.Brigades) == 0 {
+		return nil, refuse(RuleInput, "no_brigades", "side %q deploys no brigades", c.Side)
+	}
+	ev := &ArmyDeployed{Side: c.Side, CInC: Commander{ID: ci.ID, Name: ci.Name, Rating: ci.Rating, Position: ci.Position, Gifted: ci.Gifted}}
+	var placed []DeployedUnit
+	for _, b := range c.Brigades {
+		if r := claim(b.ID, "brigade"); r != nil {
+			return nil, r
+		}
+		if !slices.Contains(brigadeOrders, b.Order) {
+			return nil, refuse("T.6", "bad_brigade_order", "brigade %s: order %q is not one of %s", b.ID, b.Order, strings.Join(brigadeOrders, ", "))
+		}
+		g := b.General
+		if r := claim(g.ID, "general"); r != nil {
+			return nil, r
+		}
+		if r := rating("general "+g.ID, g.Rating); r != nil {
+			return nil, r
+		}
+		if r := onTable("general "+g.ID, g.Position); r != nil {
+			return nil, r
+		}
+		if len(b.Units) == 0 {
+			return nil, refuse(RuleInput, "empty_brigade", "brigade %s has no units", b.ID)
+		}
+		db := DeployedBrigade{ID: b.ID, Name: b.Name, Order: b.Order, General: General{ID: g.ID, Name: g.Name, Rating: g.Rating, Position: g.Position}}
+		for _, u := range b.Units {
+			if r := claim(u.ID, "unit"); r != nil {
+				return nil, r
+			}
+			t, ok := rs.UnitTypes[u.Type]
+			if !ok {
+				return nil, refuse(RuleInput, "unknown_unit_type", "unit %s: type %q is not in the ruleset (%s)", u.ID, u.Type, strings.Join(sortedKeys(rs.UnitTypes), ", "))
+			}
+			f := u.Formation
+			if f == "" {
+				f = t.DefaultFormation
+			}
+			if !t.HasFormation(f) {
+				return nil, refuse(RuleInput, "unknown_formation", "unit %s: %s may not stand in %q (%s)", u.ID, u.Type, f, strings.Join(t.Formations, ", "))
+			}
+			if u.Markers < 0 {
+				return nil, refuse(RuleInput, "bad_markers", "unit %s: %d casualty markers", u.ID, u.Markers).with("markers", u.Markers)
+			}
+			size := t.BaseFor(f)
+			base := geom.Base{Center: u.Position, Facing: geom.NormDeg(u.Facing), Width: size.Width.For(m), Depth: size.Depth.For(m)}
+			if u.Width != 0 {
+				base.Width = u.Width
+			}
+			if u.Depth != 0 {
+				base.Depth = u.Depth
+			}
+			if !finite(u.Facing) {
+				return nil, refuse(RuleInput, "bad_base", "unit %s: facing is not a number", u.ID)
+			}
+			if err := base.Validate(); err != nil {
+				return nil, refuse(RuleInput, "bad_base", "unit %s: %v", u.ID, err)
+			}
+			if !s.Table.Contains(base) {
+				return nil, refuse("K.3", "off_table", "unit %s at %s is not wholly on the %gx%g table", u.ID, base.Center, s.Table.Width, s.Table.Depth).
+					with("x", base.Center.X, "y", base.Center.Y)
+			}
+			du := DeployedUnit{ID: u.ID, Name: u.Name, Type: u.Type, Formation: f, Base: base, Markers: u.Markers}
+			if du.Name == "" {
+				du.Name = u.ID
+			}
+			for _, o := range placed {
+				if geom.Overlaps(base, o.Base) {
+					return nil, refuse("K.1", "overlap", "unit %s would overlap unit %s", u.ID, o.ID).with("separation", geom.Separation(base, o.Base))
+				}
+			}
+			for _, id := range s.sortedUnitIDs() {
+				if o := s.Units[id]; o != nil && geom.Overlaps(base, o.Base) {
+					return nil, refuse("K.1", "overlap", "unit %s would overlap unit %s of side %s", u.ID, o.ID, o.Side).with("separation", geom.Separation(base, o.Base))
+				}
+			}
+			placed = append(placed, du)
+			db.Units = append(db.Units, du)
+		}
+		ev.Brigades = append(ev.Brigades, db)
+	}
+	return []Event{ev}, nil
+}
+
+func decideStart(s *State, c *StartBattle) ([]Event, *Refusal) {
+	switch s.Status {
+	case StatusInProgress:
+		return nil, refuse(RuleBattle, "already_started", "the battle has already started (turn %d)", s.Turn)
+	case StatusSetup:
+		var missing []string
+		for _, sd := range s.Sides {
+			if !sd.Deployed {
+				missing = append(missing, sd.ID)
+			}
+		}
+		return nil, refuse("T.1", "not_deployed", "every side must deploy first; not deployed: %s", strings.Join(missing, ", "))
+	}
+	evs := []Event{&BattleStarted{FirstSide: s.FirstSide}}
+	// A battle may be played with physical dice only: without a
+	// commitment no digital dice are open.
+	if c.DiceCommitment != "" {
+		ce, r := commitEvent(s, s.periodOfTurn(1), c.sealing)
+		if r != nil {
+			return nil, r
+		}
+		evs = append(evs, ce)
+	}
+	return append(evs, &TurnStarted{Turn: 1, Side: s.FirstSide, Phase: s.Ruleset.Turn.Phases[0]}), nil
+}
+
+// nextSide is the side after id in battle.create order (T.1: sides alternate).
+func (s *State) nextSide(id string) string {
+	for i, sd := range s.Sides {
+		if sd.ID == id {
+			return s.Sides[(i+1)%len(s.Sides)].ID
+		}
+	}
+	return s.FirstSide
+}
+
+func (s *State) inProgress() *Refusal {
+	if s.Status != StatusInProgress {
+		return refuse("T.1", "not_started", "the battle has not started (it is %s)", s.Status)
+	}
+	return nil
+}
+
+func decideEndPhase(s *State, c *EndPhase) ([]Event, *Refusal) {
+	if r := s.inProgress(); r != nil {
+		return nil, r
+	}
+	if c.Side != s.Phasing {
+		return nil, refuse("T.1", "not_phasing", "turn %d is %s's turn; %q may not end its %s phase", s.Turn, s.Phasing, c.Side, s.Phase).with("turn", s.Turn)
+	}
+	evs := []Event{&PhaseEnded{Turn: s.Turn, Side: s.Phasing, Phase: s.Phase}}
+	phases := s.Ruleset.Turn.Phases
+	i := slices.Index(phases, s.Phase)
+	if i >= 0 && i+1 < len(phases) {
+		return append(evs, &PhaseStarted{Turn: s.Turn, Side: s.Phasing, Phase: phases[i+1]}), nil
+	}
+	if s.TurnLimit > 0 && s.Turn >= s.TurnLimit {
+		rev, r := revealEvent(s, c.sealing)
+		if r != nil {
+			return nil, r
+		}
+		if rev != nil {
+			evs = append(evs, rev)
+		}
+		return append(evs, &BattleEnded{Turn: s.Turn, Reason: fmt.Sprintf("turn limit %d reached", s.TurnLimit), TurnLimit: true}), nil
+	}
+	if s.Ruleset.Dice.SeedPeriod == SeedPeriodTurn && s.openPeriod() != "" {
+		rev, r := revealEvent(s, c.sealing)
+		if r != nil {
+			return nil, r
+		}
+		ce, r := commitEvent(s, s.periodOfTurn(s.Turn+1), c.sealing)
+		if r != nil {
+			return nil, r
+		}
+		evs = append(evs, rev, ce)
+	}
+	return append(evs, &TurnStarted{Turn: s.Turn + 1, Side: s.nextSide(s.Phasing), Phase: phases[0]}), nil
+}
+
+func decideEndBattle(s *State, c *EndBattle) ([]Event, *Refusal) {
+	if strings.TrimSpace(c.Reason) == "" {
+		return nil, refuse("T.5", "no_reason", "say why the battle ends (umpire's decision, players agree, ...)")
+	}
+	rev, r := revealEvent(s, c.sealing)
+	if r != nil {
+		return nil, r
+	}
+	if rev != nil {
+		return []Event{rev, &BattleEnded{Turn: s.Turn, Reason: c.Reason}}, nil
+	}
+	return []Event{&BattleEnded{Turn: s.Turn, Reason: c.Reason}}, nil
+}
+
+// active reports whether a unit is on the table and can act or be measured
+// to (T.4: a destroyed unit cannot move).
+func (u *Unit) active() bool {
+	return u != nil && u.Status != UnitDestroyed && u.Status != UnitOffTable
+}

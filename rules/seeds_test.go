@@ -1,0 +1,142 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/clubledger/ledger/rules/dice"
+)
+
+// seededSetup is setup with a committed digital dice seed.
+func seededSetup(t testing.TB, overlay string, seed dice.Seed) ([]Event, *State) {
+	t.Helper()
+	s := NewState()
+	var all []Event
+	body := createBody
+	if overlay != "" {
+		body = strings.Replace(body, `"turn_limit":4}`, `"turn_limit":4,"ruleset":`+quote(overlay)+`}`, 1)
+	}
+	all = append(all, mustDecide(t, s, cmd(t, CmdBattleCreate, body), nil)...)
+	all = append(all, mustDecide(t, s, cmd(t, CmdArmyDeploy, redBody), nil)...)
+	all = append(all, mustDecide(t, s, cmd(t, CmdArmyDeploy, blueBody), nil)...)
+	next, reveal := DicePeriods(s, &StartBattle{})
+	if next != SeedPeriodBattle && next != "1" || reveal != "" {
+		t.Fatalf("DicePeriods at start = %q, %q", next, reveal)
+	}
+	start := WithDiceCommitment(&StartBattle{}, seed.Commitment())
+	all = append(all, mustDecide(t, s, start, nil)...)
+	return all, s
+}
+
+func quote(s string) string { return `"` + strings.ReplaceAll(s, "\n", `\n`) + `"` }
+
+var testSeed, _ = dice.ParseSeed("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
+var otherSeed, _ = dice.ParseSeed("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
+
+func TestDiceCommittedAtStart(t *testing.T) {
+	evs, s := seededSetup(t, "", testSeed)
+	c := findEvent[*DiceCommitted](evs)
+	if c == nil || c.Period != SeedPeriodBattle || c.Commitment != testSeed.Commitment() || c.Scheme != dice.Scheme {
+		t.Fatalf("dice.committed = %+v", c)
+	}
+	if s.Dice.Period != SeedPeriodBattle || s.Dice.Commitment != testSeed.Commitment() {
+		t.Fatalf("dice book %+v", s.Dice)
+	}
+}
+
+func TestPhysicalOnlyBattleCommitsNothing(t *testing.T) {
+	evs, s := setup(t)
+	if findEvent[*DiceCommitted](evs) != nil || s.openPeriod() != "" {
+		t.Fatal("a battle started without a commitment has no dice period")
+	}
+	refused(t, s, cmd(t, CmdDiceAddSeed, `{"player":"alice","seed":"x"}`), nil, "dice", "no_period")
+}
+
+func TestPlayerSeedsBeforeFirstRollOnly(t *testing.T) {
+	_, s := seededSetup(t, "", testSeed)
+	evs := mustDecide(t, s, cmd(t, CmdDiceAddSeed, `{"player":"alice","seed":"aigle 7f3c"}`), nil)
+	if a := findEvent[*DiceSeedAdded](evs); a == nil || a.Player != "alice" || a.Period != SeedPeriodBattle {
+		t.Fatalf("seed_added = %+v", a)
+	}
+	refused(t, s, cmd(t, CmdDiceAddSeed, `{"player":"alice","seed":"again"}`), nil, "dice", "seed_given")
+	refused(t, s, cmd(t, CmdDiceAddSeed, `{"player":"bob","seed":""}`), nil, RuleInput, "bad_seed")
+	mustDecide(t, s, cmd(t, CmdDiceAddSeed, `{"player":"bob","seed":"tula samovar"}`), nil)
+	// The first digital roll closes the period to new seeds.
+	rolled := mustDecide(t, s, cmd(t, CmdOrderGive, `{"general":"r1-gen","units":["r1-inf1"],"content":{"action":"move"}}`), NewFixedDice(3, 3))
+	if d := findEvent[*DiceRolled](rolled); d == nil || d.Period != SeedPeriodBattle {
+		t.Fatalf("digital roll does not name its period: %+v", d)
+	}
+	refused(t, s, cmd(t, CmdDiceAddSeed, `{"player":"carol","seed":"late"}`), nil, "dice", "period_rolled")
+}
+
+func TestRevealAtBattleEnd(t *testing.T) {
+	_, s := seededSetup(t, "", testSeed)
+	end := cmd(t, CmdBattleEnd, `{"reason":"agreed"}`)
+	if next, reveal := DicePeriods(s, end); next != "" || reveal != SeedPeriodBattle {
+		t.Fatalf("DicePeriods(end) = %q, %q", next, reveal)
+	}
+	refused(t, s, end, nil, "dice", "no_reveal")
+	refused(t, s, WithDiceReveal(cmd(t, CmdBattleEnd, `{"reason":"agreed"}`), otherSeed.Hex()), nil, "dice", "reveal_mismatch")
+	evs := mustDecide(t, s, WithDiceReveal(cmd(t, CmdBattleEnd, `{"reason":"agreed"}`), testSeed.Hex()), nil)
+	r := findEvent[*DiceRevealed](evs)
+	if r == nil || r.Seed != testSeed.Hex() || r.Commitment != testSeed.Commitment() {
+		t.Fatalf("dice.revealed = %+v", r)
+	}
+	if s.Dice.Periods[0].Revealed != testSeed.Hex() || s.openPeriod() != "" {
+		t.Fatalf("book after reveal %+v", s.Dice)
+	}
+}
+
+func TestRevealAtTurnLimit(t *testing.T) {
+	_, s := seededSetup(t, "", testSeed)
+	for turn := 1; turn <= 4; turn++ {
+		for i := 0; i < len(s.Ruleset.Turn.Phases); i++ {
+			c := cmd(t, CmdPhaseEnd, `{"side":"`+s.Phasing+`"}`)
+			_, reveal := DicePeriods(s, c)
+			last := turn == 4 && i == len(s.Ruleset.Turn.Phases)-1
+			if (reveal != "") != last {
+				t.Fatalf("turn %d phase %d: reveal %q", turn, i, reveal)
+			}
+			if last {
+				refused(t, s, c, nil, "dice", "no_reveal")
+				c = WithDiceReveal(c, testSeed.Hex())
+			}
+			mustDecide(t, s, c, nil)
+		}
+	}
+	if s.Status != StatusEnded || s.Dice.Periods[0].Revealed == "" {
+		t.Fatalf("status %s, book %+v", s.Status, s.Dice)
+	}
+}
+
+func TestSeedPerTurn(t *testing.T) {
+	_, s := seededSetup(t, "dice:\n  seed_period: turn\n", testSeed)
+	if s.Dice.Period != "1" {
+		t.Fatalf("first period %q", s.Dice.Period)
+	}
+	mustDecide(t, s, cmd(t, CmdPhaseEnd, `{"side":"red"}`), nil) // command -> movement
+	mustDecide(t, s, cmd(t, CmdPhaseEnd, `{"side":"red"}`), nil) // movement -> combat
+	c := cmd(t, CmdPhaseEnd, `{"side":"red"}`)
+	next, reveal := DicePeriods(s, c)
+	if next != "2" || reveal != "1" {
+		t.Fatalf("DicePeriods at turn end = %q, %q", next, reveal)
+	}
+	refused(t, s, WithDiceReveal(c, testSeed.Hex()), nil, "dice", "no_commitment")
+	c = WithDiceCommitment(WithDiceReveal(cmd(t, CmdPhaseEnd, `{"side":"red"}`), testSeed.Hex()), otherSeed.Commitment())
+	evs := mustDecide(t, s, c, nil)
+	if findEvent[*DiceRevealed](evs) == nil || findEvent[*DiceCommitted](evs).Period != "2" {
+		t.Fatalf("turn end events:\n%s", eventsJSON(t, evs))
+	}
+	if s.Dice.Period != "2" || s.Dice.Commitment != otherSeed.Commitment() || len(s.Dice.Periods) != 2 {
+		t.Fatalf("book %+v", s.Dice)
+	}
+}
+
+func TestSealedFieldsNotFromJSON(t *testing.T) {
+	if _, err := DecodeCommand(CmdBattleStart, []byte(`{"DiceCommitment":"ab"}`)); err == nil {
+		t.Fatal("a command body set the service-only commitment")
+	}
+	if _, err := DecodeCommand(CmdBattleEnd, []byte(`{"reason":"x","DiceReveal":"ab"}`)); err == nil {
+		t.Fatal("a command body set the service-only reveal")
+	}
+}
