@@ -64,6 +64,7 @@ type State struct {
 	Ruleset string        `json:"ruleset,omitempty"`
 	Sides   []Side        `json:"sides"`
 	Battles []BattleAdded `json:"battles"`
+	Players []Player      `json:"players,omitempty"`
 }
 
 // Exists reports whether the campaign was created.
@@ -95,6 +96,8 @@ func ApplyCampaign(s *State, e events.Envelope, payload json.RawMessage) error {
 			return fmt.Errorf("campaign: %s: %w", e.ID, err)
 		}
 		s.Battles = append(s.Battles, b)
+	case EvPlayerAdded, EvTokenReissued:
+		return applyPlayers(s, e, payload)
 	}
 	return nil
 }
@@ -151,6 +154,21 @@ func Describe(e events.Envelope, payload json.RawMessage) string {
 			return err.Error()
 		}
 		return fmt.Sprintf("battle %d of the campaign: %s %q", b.Number, b.Battle, b.Name)
+	case EvPlayerAdded:
+		var p PlayerAdded
+		if err := json.Unmarshal(payload, &p); err != nil {
+			return err.Error()
+		}
+		if p.Side != "" {
+			return fmt.Sprintf("%s joined as %s of %s (token %.8s…)", p.Player, p.Role, p.Side, p.TokenHash)
+		}
+		return fmt.Sprintf("%s joined as %s (token %.8s…)", p.Player, p.Role, p.TokenHash)
+	case EvTokenReissued:
+		var r TokenReissued
+		if err := json.Unmarshal(payload, &r); err != nil {
+			return err.Error()
+		}
+		return fmt.Sprintf("%s was given a new token (%.8s…); the old one no longer works", r.Player, r.TokenHash)
 	}
 	return e.Type
 }

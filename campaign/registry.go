@@ -19,6 +19,8 @@ func Registry() *events.Registry {
 		r := events.NewRegistry()
 		r.Register(EvCreated, 1, "a campaign was opened: its name, era, sides and ruleset overlay")
 		r.Register(EvBattleAdded, 1, "a battle was added to the campaign, numbered in order")
+		r.Register(EvPlayerAdded, 1, "a person was given a role (umpire, player of a side, reader) and a token, stored as its SHA-256")
+		r.Register(EvTokenReissued, 1, "a person's token was replaced; the old one no longer works")
 		for _, t := range rules.EventTypes() {
 			r.Register(t.Name, t.Schema, t.Doc)
 		}

@@ -41,7 +41,7 @@ func TestEveryCommandIsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range append(rules.CommandNames(), CmdCreate) {
+	for _, name := range append(rules.CommandNames(), CmdCreate, CmdPlayerAdd, CmdTokenReissue) {
 		if !strings.Contains(string(b), "| `"+name+"` |") {
 			t.Errorf("docs/scenario-format.md does not list the command %s", name)
 		}

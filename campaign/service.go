@@ -43,6 +43,10 @@ type Outcome struct {
 	Duplicate bool `json:"duplicate"`
 	// Attempts counts decisions made: more than one after conflicts.
 	Attempts int `json:"attempts"`
+	// Token is a secret issued by the command (player.add,
+	// player.reissue_token): shown once to the caller, stored only as its
+	// hash. Empty on a duplicate: a lost token is reissued, never shown twice.
+	Token string `json:"token,omitempty"`
 }
 
 // Service runs commands against the log.
@@ -189,9 +193,13 @@ func (s *Service) Execute(ctx context.Context, req Request) (Outcome, error) {
 	if err := key.Validate(); err != nil {
 		return Outcome{}, &rules.Refusal{Rule: "ids", Code: "bad_id", Message: err.Error()}
 	}
-	if req.Name == CmdCreate {
+	switch req.Name {
+	case CmdCreate, CmdPlayerAdd, CmdTokenReissue:
 		if req.Battle != "" {
-			return Outcome{}, &rules.Refusal{Rule: "campaign", Code: "campaign.battle_given", Message: "campaign.create addresses a campaign, not a battle"}
+			return Outcome{}, &rules.Refusal{Rule: "campaign", Code: "campaign.battle_given", Message: req.Name + " addresses a campaign, not a battle"}
+		}
+		if req.Name != CmdCreate {
+			return s.executePeople(ctx, key, req)
 		}
 		return s.executeCampaign(ctx, key, req)
 	}
@@ -219,6 +227,45 @@ func (s *Service) executeCampaign(ctx context.Context, key events.Key, req Reque
 		}
 		return []pending{{typ: EvCreated, audience: events.AudienceAll, payload: created}}, nil
 	})
+}
+
+func (s *Service) executePeople(ctx context.Context, key events.Key, req Request) (Outcome, error) {
+	token, hash, err := NewToken()
+	if err != nil {
+		return Outcome{}, err
+	}
+	var decide func(*stream) ([]pending, error)
+	switch req.Name {
+	case CmdPlayerAdd:
+		var c AddPlayer
+		if err := strictJSON(req.Body, &c); err != nil {
+			return Outcome{}, &rules.Refusal{Rule: "command", Code: "command.bad_body", Message: fmt.Sprintf("%s: %v", req.Name, err)}
+		}
+		decide = func(st *stream) ([]pending, error) {
+			ev, err := decideAddPlayer(st.campaign, c, hash)
+			if err != nil {
+				return nil, err
+			}
+			return []pending{{typ: EvPlayerAdded, audience: events.AudienceAll, payload: ev}}, nil
+		}
+	case CmdTokenReissue:
+		var c ReissueToken
+		if err := strictJSON(req.Body, &c); err != nil {
+			return Outcome{}, &rules.Refusal{Rule: "command", Code: "command.bad_body", Message: fmt.Sprintf("%s: %v", req.Name, err)}
+		}
+		decide = func(st *stream) ([]pending, error) {
+			ev, err := decideReissue(st.campaign, c, hash)
+			if err != nil {
+				return nil, err
+			}
+			return []pending{{typ: EvTokenReissued, audience: events.AudienceAll, payload: ev}}, nil
+		}
+	}
+	out, err := s.run(ctx, key, req, decide)
+	if err == nil && !out.Duplicate {
+		out.Token = token
+	}
+	return out, err
 }
 
 // pending is an event decided but not yet stored.
