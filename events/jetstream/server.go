@@ -1,0 +1,227 @@
+package jetstream
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// EmbeddedOptions configures an in-process NATS server with JetStream.
+type EmbeddedOptions struct {
+	// DataDir is the ledger's data folder; JetStream keeps its files in
+	// DataDir/nats. Required.
+	DataDir string
+	// NoSyncAlways turns off the fsync after every write. The zero value
+	// keeps it on, so an acknowledged event survives a power loss; turning it
+	// off trades that guarantee for latency (the server then syncs every
+	// two minutes).
+	NoSyncAlways bool
+	// Listen is an optional loopback address ("127.0.0.1:4222"; port 0 picks
+	// a free one) on which the server also accepts TCP clients, so that
+	// operators can run `nats stream info` against it. Empty: no port at all,
+	// only in-process connections. Non-loopback hosts are refused: the
+	// embedded server has no authentication.
+	Listen string
+	// ServerName names the server (defaults to one chosen by nats-server).
+	// Required, and unique, when Cluster is set.
+	ServerName string
+	// Cluster, when set, makes this server one node of a JetStream cluster.
+	Cluster *ClusterOptions
+	// Logger receives the server's log; nil keeps the server silent.
+	Logger server.Logger
+	// ReadyTimeout bounds the wait for the server to accept connections
+	// (default 10s).
+	ReadyTimeout time.Duration
+}
+
+// ClusterOptions joins an embedded server to other servers over routes.
+type ClusterOptions struct {
+	// Name is the cluster's name, the same on every node.
+	Name string
+	// Host and Port are where this node listens for routes from the others.
+	Host string
+	Port int
+	// Routes are the other nodes' route URLs ("nats://127.0.0.1:6223").
+	Routes []string
+}
+
+// Embedded is a NATS server with JetStream running inside this process.
+type Embedded struct {
+	srv  *server.Server
+	opts *server.Options
+}
+
+// StartEmbedded starts an in-process NATS server with JetStream storing its
+// files under opts.DataDir, and waits until it accepts connections. The
+// server leaves the process's signals alone (the program handles shutdown).
+func StartEmbedded(opts EmbeddedOptions) (*Embedded, error) {
+	so, err := serverOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := server.NewServer(so)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: new server: %w", err)
+	}
+	if opts.Logger != nil {
+		srv.SetLoggerV2(opts.Logger, false, false, false)
+	}
+	go srv.Start()
+	wait := opts.ReadyTimeout
+	if wait <= 0 {
+		wait = 10 * time.Second
+	}
+	if !srv.ReadyForConnections(wait) {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+		return nil, fmt.Errorf("jetstream: server not ready after %s", wait)
+	}
+	return &Embedded{srv: srv, opts: so}, nil
+}
+
+func serverOptions(opts EmbeddedOptions) (*server.Options, error) {
+	if opts.DataDir == "" {
+		return nil, errors.New("jetstream: embedded server needs a data folder")
+	}
+	so := &server.Options{
+		ServerName: opts.ServerName,
+		JetStream:  true,
+		StoreDir:   filepath.Join(opts.DataDir, "nats"),
+		SyncAlways: !opts.NoSyncAlways,
+		NoSigs:     true,
+		NoLog:      opts.Logger == nil,
+		DontListen: opts.Listen == "",
+	}
+	if opts.Listen != "" {
+		host, port, err := loopbackHostPort(opts.Listen)
+		if err != nil {
+			return nil, err
+		}
+		so.Host, so.Port = host, port
+	}
+	if c := opts.Cluster; c != nil {
+		if opts.ServerName == "" || c.Name == "" {
+			return nil, errors.New("jetstream: a clustered server needs a server name and a cluster name")
+		}
+		so.Cluster = server.ClusterOpts{Name: c.Name, Host: c.Host, Port: c.Port}
+		if len(c.Routes) > 0 {
+			so.Routes = server.RoutesFromStr(strings.Join(c.Routes, ","))
+			if len(so.Routes) != len(c.Routes) {
+				return nil, fmt.Errorf("jetstream: routes %q: not all are URLs", c.Routes)
+			}
+		}
+	}
+	return so, nil
+}
+
+// loopbackHostPort splits a listen address and checks that it is loopback.
+// Port 0 becomes nats-server's "random port".
+func loopbackHostPort(addr string) (string, int, error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("jetstream: listen address %q: %w", addr, err)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("jetstream: listen address %q: bad port", addr)
+	}
+	if host == "localhost" {
+		host = "127.0.0.1"
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return "", 0, fmt.Errorf("jetstream: listen address %q: only loopback addresses are allowed for the embedded server", addr)
+	}
+	if port == 0 {
+		port = server.RANDOM_PORT
+	}
+	return host, port, nil
+}
+
+// Connect returns a client connection to the embedded server that does not
+// go through TCP.
+func (e *Embedded) Connect() (*nats.Conn, error) {
+	nc, err := nats.Connect("", nats.InProcessServer(e.srv), nats.Name("ledger-embedded"))
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: connect in-process: %w", err)
+	}
+	return nc, nil
+}
+
+// ClientURL returns the server's TCP client URL, or "" when it does not
+// listen (EmbeddedOptions.Listen empty).
+func (e *Embedded) ClientURL() string {
+	if e.opts.DontListen {
+		return ""
+	}
+	return e.srv.ClientURL()
+}
+
+// Server exposes the underlying nats-server, for tests and diagnostics.
+func (e *Embedded) Server() *server.Server { return e.srv }
+
+// StoreDir is the folder the server keeps its JetStream files in.
+func (e *Embedded) StoreDir() string { return e.opts.StoreDir }
+
+// Shutdown stops the server and waits until it has stopped. Calling it
+// twice is harmless.
+func (e *Embedded) Shutdown() {
+	e.srv.Shutdown()
+	e.srv.WaitForShutdown()
+}
+
+// ConnectOptions authenticates a connection to an external NATS server. At
+// most one of CredsFile, User/Password and Token is normally set.
+type ConnectOptions struct {
+	// Name identifies the connection in the server's monitoring.
+	Name string
+	// CredsFile is a NATS credentials file (JWT and NKey seed).
+	CredsFile string
+	// User and Password authenticate with a user name and password.
+	User, Password string
+	// Token authenticates with a token.
+	Token string
+	// CAFile is a PEM file of the CA that signed the server's certificate,
+	// when it is not one the system trusts.
+	CAFile string
+	// Timeout bounds the initial connection (default 5s).
+	Timeout time.Duration
+}
+
+// Connect connects to an external NATS server (or cluster: url may list
+// several servers separated by commas). The connection reconnects forever:
+// the ledger is a long-running service and the server may restart.
+func Connect(url string, opts ConnectOptions) (*nats.Conn, error) {
+	name := opts.Name
+	if name == "" {
+		name = "ledger"
+	}
+	no := []nats.Option{nats.Name(name), nats.MaxReconnects(-1)}
+	if opts.Timeout > 0 {
+		no = append(no, nats.Timeout(opts.Timeout))
+	}
+	if opts.CredsFile != "" {
+		no = append(no, nats.UserCredentials(opts.CredsFile))
+	}
+	if opts.User != "" || opts.Password != "" {
+		no = append(no, nats.UserInfo(opts.User, opts.Password))
+	}
+	if opts.Token != "" {
+		no = append(no, nats.Token(opts.Token))
+	}
+	if opts.CAFile != "" {
+		no = append(no, nats.RootCAs(opts.CAFile))
+	}
+	nc, err := nats.Connect(url, no...)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: connect %s: %w", url, err)
+	}
+	return nc, nil
+}
