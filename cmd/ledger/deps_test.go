@@ -1,0 +1,38 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDependenciesPointInward lists each package's dependencies with `go
+// list -deps` and fails on a banned one: the domain never reaches for
+// NATS, SQL, the CLI libraries, a clock-free engine never for randomness,
+// and adapters never import each other (STYLE.md).
+func TestDependenciesPointInward(t *testing.T) {
+	const mod = "github.com/clubledger/ledger/"
+	banned := map[string][]string{
+		"rules/...": {"github.com/nats-io/", "database/sql", "github.com/mattn/go-sqlite3", "github.com/spf13/", "net/http", "math/rand", "crypto/rand",
+			mod + "events", mod + "projections", mod + "campaign", mod + "config", mod + "cmd"},
+		"events":             {"github.com/nats-io/", "database/sql", "github.com/spf13/", mod + "rules", mod + "projections", mod + "campaign"},
+		"projections":        {"github.com/nats-io/", "database/sql", "github.com/spf13/"},
+		"campaign":           {"github.com/nats-io/", "database/sql", "github.com/mattn/go-sqlite3", "github.com/spf13/", mod + "projections", mod + "events/jetstream"},
+		"config":             {"github.com/spf13/", "github.com/nats-io/", "database/sql"},
+		"events/jetstream":   {"database/sql", "github.com/spf13/", mod + "projections", mod + "campaign", mod + "rules"},
+		"projections/sqlite": {"github.com/nats-io/", "github.com/spf13/", mod + "events/jetstream"},
+	}
+	for pkg, bans := range banned {
+		out, err := exec.Command("go", "list", "-deps", "../../"+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			for _, b := range bans {
+				if dep == b || strings.HasPrefix(dep, b) && (strings.HasSuffix(b, "/") || strings.HasPrefix(dep, b+"/")) {
+					t.Errorf("%s depends on %s", pkg, dep)
+				}
+			}
+		}
+	}
+}
