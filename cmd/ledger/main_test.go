@@ -106,6 +106,16 @@ brigades:
 		t.Fatalf("move refusal: exit %d: %s", code, errs)
 	}
 	c.ok("move", "pen/talavera", "29-foot", "--to", "60,30")
+	// The odds of the next order, before rolling: Victor is not phasing.
+	if code, _, errs := c.run("odds", "pen/talavera", "--general", "ruffin", "--units", "9-leger"); code != exitRefused || !strings.Contains(errs, "T.2") {
+		t.Fatalf("odds out of turn: exit %d %s", code, errs)
+	}
+	odds := c.ok("odds", "pen/talavera", "--general", "wellesley", "--units", "29-foot")
+	for _, want := range []string{"rating 9", "C.7 -1 (general 35.4 cm from 29-foot", "effective rating 8", "failed   0        9/36", "blunder  0        1/36", "actions  3        10/36"} {
+		if !strings.Contains(odds, want) {
+			t.Errorf("odds lack %q:\n%s", want, odds)
+		}
+	}
 	var st struct {
 		Units []struct {
 			Unit string  `json:"unit"`

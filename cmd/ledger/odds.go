@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/rules"
+)
+
+func init() {
+	extraCommands = append(extraCommands, func(c *cli) *cobra.Command { return c.oddsCommand() })
+}
+
+func (c *cli) oddsCommand() *cobra.Command {
+	var general, action, special string
+	var units []string
+	cmd := &cobra.Command{
+		Use:   "odds CAMPAIGN/BATTLE --general G --units U1,U2 [--action move] [--special follow_me|steady]",
+		Short: "The exact chance of each outcome of a proposed order, before rolling (C.3, C.5, C.7, C.13, C.14)",
+		Long: `Odds works out, for an order a general could give now, the modifiers to his
+rating and the exact probability of each outcome: failure, blunder, and each
+number of actions (or success for "Follow me!" and "Steady!"), by reading
+every one of the 36 faces of 2D6 with the same code that decides the order.
+Nothing is rolled or appended.`,
+		Example: `  ledger odds demo-1809/eggmuhl --general friant --units 48-ligne`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			camp, battle, err := splitKey(args[0], true)
+			if err != nil {
+				return err
+			}
+			body := map[string]any{"general": general, "units": units}
+			if special != "" {
+				body["special"] = special
+			} else {
+				body["content"] = map[string]any{"action": action}
+			}
+			raw, _ := json.Marshal(body)
+			decoded, err := rules.DecodeCommand(rules.CmdOrderGive, raw)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			app, release, err := c.open()
+			if err != nil {
+				return err
+			}
+			defer release()
+			st, _, err := app.Service.State(c.ctx, events.Key{Campaign: camp, Battle: battle})
+			if err != nil {
+				return err
+			}
+			res, err := rules.Odds(st, decoded.(*rules.GiveOrder))
+			if err != nil {
+				return err
+			}
+			if c.output == "json" {
+				return writeJSON(c.stdout, res)
+			}
+			var mods []string
+			for _, m := range res.Modifiers {
+				mods = append(mods, fmt.Sprintf("%s %+d (%s)", m.Rule, m.Value, m.Reason))
+			}
+			if len(mods) == 0 {
+				mods = []string{"none"}
+			}
+			fmt.Fprintf(c.stdout, "%s orders %s (%s): rating %d; modifiers: %s; effective rating %d\n\n",
+				res.General, strings.Join(res.Units, ", "), res.Dice, res.BaseRating, strings.Join(mods, "; "), res.Effective)
+			tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "OUTCOME\tACTIONS\tWAYS\tCHANCE\t")
+			for _, o := range res.Outcomes {
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%5.1f%%\t\n", o.Outcome, o.Actions, o.Fraction, 100*o.Probability)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().StringVar(&general, "general", "", "the general who would give the order")
+	cmd.Flags().StringSliceVar(&units, "units", nil, "the units he would order")
+	cmd.Flags().StringVar(&action, "action", "move", "move, formation or charge")
+	cmd.Flags().StringVar(&special, "special", "", `"follow_me" (C.13) or "steady" (C.14) instead of an ordinary order`)
+	_ = cmd.MarkFlagRequired("general")
+	_ = cmd.MarkFlagRequired("units")
+	return cmd
+}
