@@ -91,10 +91,25 @@ type stream struct {
 	commands map[string][]events.Envelope // command id -> its events
 }
 
+// maxCachedStreams bounds the streams whose folded state the service keeps;
+// beyond it idle ones are dropped and read again when next used.
+const maxCachedStreams = 256
+
 func (s *Service) stream(key events.Key) *stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, ok := s.streams[key]
+	if !ok && len(s.streams) >= maxCachedStreams {
+		for k, other := range s.streams {
+			if len(s.streams) < maxCachedStreams/2 {
+				break
+			}
+			if other.mu.TryLock() {
+				delete(s.streams, k)
+				other.mu.Unlock()
+			}
+		}
+	}
 	if !ok {
 		st = &stream{key: key, commands: map[string][]events.Envelope{}}
 		if key.Battle != "" {
