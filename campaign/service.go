@@ -122,6 +122,16 @@ func (s *Service) stream(key events.Key) *stream {
 	return st
 }
 
+// forget drops an empty stream from the cache, so that asking about ids
+// that do not exist does not grow it.
+func (s *Service) forget(key events.Key, st *stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.streams[key] == st {
+		delete(s.streams, key)
+	}
+}
+
 // refresh reads the stream's events after the cached position and folds them in.
 func (s *Service) refresh(ctx context.Context, st *stream) error {
 	var after uint64
@@ -165,11 +175,17 @@ func (s *Service) State(ctx context.Context, key events.Key) (*rules.State, uint
 	if key.Battle == "" {
 		return nil, 0, errors.New("campaign: a battle state needs a battle id")
 	}
+	if err := key.Validate(); err != nil {
+		return nil, 0, err
+	}
 	st := s.stream(key)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if err := s.refresh(ctx, st); err != nil {
 		return nil, 0, err
+	}
+	if st.last == nil {
+		s.forget(key, st)
 	}
 	var v uint64
 	if st.last != nil {
@@ -178,13 +194,21 @@ func (s *Service) State(ctx context.Context, key events.Key) (*rules.State, uint
 	return st.battle.Clone(), v, nil
 }
 
-// Campaign returns a campaign's state, read from the log.
+// Campaign returns a campaign's state, read from the log. A campaign that
+// does not exist comes back empty (State.Exists is false) and is not kept.
 func (s *Service) Campaign(ctx context.Context, id string) (State, error) {
-	st := s.stream(events.Key{Campaign: id})
+	key := events.Key{Campaign: id}
+	if err := key.Validate(); err != nil {
+		return State{}, err
+	}
+	st := s.stream(key)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if err := s.refresh(ctx, st); err != nil {
 		return State{}, err
+	}
+	if st.last == nil {
+		s.forget(key, st)
 	}
 	c := *st.campaign
 	c.Sides = append([]Side(nil), c.Sides...)
@@ -347,6 +371,9 @@ func (s *Service) run(ctx context.Context, key events.Key, req Request, decide f
 		}
 		pend, err := decide(st)
 		if err != nil {
+			if st.last == nil {
+				s.forget(key, st) // a refusal on an empty stream leaves nothing cached
+			}
 			return Outcome{}, err
 		}
 		if len(pend) == 0 {

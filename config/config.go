@@ -66,6 +66,11 @@ type HTTP struct {
 	// TLSCert and TLSKey, when both set, make the server speak HTTPS.
 	TLSCert string `mapstructure:"tls_cert" yaml:"tls_cert" json:"tls_cert"`
 	TLSKey  string `mapstructure:"tls_key" yaml:"tls_key" json:"tls_key"`
+	// AdminToken is a server-level credential that may create campaigns
+	// over HTTP and acts as umpire everywhere. Empty: campaigns are
+	// created with the CLI only. Set it from LEDGER_HTTP_ADMIN_TOKEN
+	// rather than a file.
+	AdminToken string `mapstructure:"admin_token" yaml:"admin_token" json:"-"`
 }
 
 // Default returns a configuration that needs nothing set: embedded NATS and
@@ -125,6 +130,9 @@ func (c Config) Validate() error {
 	}
 	if c.NATS.Creds != "" && c.NATS.User != "" {
 		errs = append(errs, errors.New("nats: set creds or user/password, not both"))
+	}
+	if c.HTTP.AdminToken != "" && len(c.HTTP.AdminToken) < 16 {
+		errs = append(errs, errors.New("http.admin_token: at least 16 characters"))
 	}
 	if (c.HTTP.TLSCert == "") != (c.HTTP.TLSKey == "") {
 		errs = append(errs, errors.New("http: tls_cert and tls_key go together"))
