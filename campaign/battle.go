@@ -133,6 +133,10 @@ func (s *Service) sealedSeed(ctx context.Context, key events.Key, period string,
 // commitment to a new period's dice seed, and the seed to reveal when a
 // period ends. The rules engine decides whether a period starts or ends.
 func (s *Service) prepare(ctx context.Context, key events.Key, st *rules.State, cmd rules.Command) (rules.Command, error) {
+	cmd, err := s.prepareSealed(ctx, key, st, cmd)
+	if err != nil {
+		return nil, err
+	}
 	next, reveal := rules.DicePeriods(st, cmd)
 	if next != "" {
 		seed, err := s.sealedSeed(ctx, key, next, true)

@@ -81,8 +81,8 @@ func TestThousandBadCommandsAppendNothing(t *testing.T) {
 	bodies := []string{
 		`{`, `[]`, `null`, `"x"`, `{"unit":}`, `{"unknown_field":1}`,
 		`{"unit":"nobody","to":{"x":1,"y":1}}`,
-		`{"unit":"red-inf1","to":{"x":20,"y":99}}`,     // off the table
-		`{"unit":"blue-inf1","to":{"x":20,"y":30}}`,    // not the phasing side, no actions
+		`{"unit":"red-inf1","to":{"x":20,"y":99}}`,  // off the table
+		`{"unit":"blue-inf1","to":{"x":20,"y":30}}`, // not the phasing side, no actions
 		`{"general":"nobody","units":["red-inf1"],"content":{"action":"move"}}`,
 		`{"general":"blue-gen","units":["blue-inf1"],"content":{"action":"move"}}`, // out of turn
 		`{"general":"red-gen","units":[],"content":{"action":"move"}}`,

@@ -17,6 +17,8 @@ func Apply(s *State, e Event) {
 		s.Battle, s.Campaign, s.Name = ev.Battle, ev.Campaign, ev.Name
 		s.Measurement, s.Table = ev.Measurement, ev.Table
 		s.Ruleset = ev.Ruleset
+		s.Terrain = ev.Terrain
+		s.Victory.Objectives = ev.Objectives
 		s.FirstSide, s.TurnLimit = ev.FirstSide, ev.TurnLimit
 		s.Sides = nil
 		for _, sd := range ev.Sides {
@@ -120,6 +122,11 @@ func Apply(s *State, e Event) {
 		u.Base = ev.To
 		s.followUnit(ev.Unit)
 		ut := s.TurnBook.unit(ev.Unit)
+		if ev.Phase == PhaseMovement {
+			ut.MovementUsed += ev.MovementUsed
+			ut.NormalMoved = true
+			return
+		}
 		ut.MoveActions += ev.ActionsUsed
 		if ev.FailedMove {
 			ut.FailedMoves -= ev.ActionsUsed
@@ -143,7 +150,14 @@ func Apply(s *State, e Event) {
 		}
 		u.Formation, u.Base = ev.ToFormation, ev.To
 		s.followUnit(ev.Unit)
+		if ev.Reordered {
+			u.Status, u.DisorderedTurn, u.DisorderedPhase = UnitOK, 0, ""
+		}
 		ut := s.TurnBook.unit(ev.Unit)
+		if ev.Phase == PhaseMovement {
+			ut.MovementUsed += ev.MovementUsed
+			return
+		}
 		ut.ActionsLeft -= ev.ActionsUsed
 		ut.Reforms++
 	case *ChargeDeclared:
@@ -164,6 +178,13 @@ func Apply(s *State, e Event) {
 			u.Base = ev.To
 			s.followUnit(ev.Unit)
 		}
+	case *MovementHandedOver, *MarchDeclared, *UnitMarched, *BrigadeOrderChanged, *GeneralMoved, *GeneralDetached,
+		*UnitFired, *CombatRecorded, *FormationTested:
+		applyMovement(s, ev)
+	case *FlankDeclared, *FlankFightResolved, *FlankEntryChosen, *FlankRevealed, *FlankUnitEntered, *FlankRallied:
+		applyFlank(s, ev)
+	case *ObjectiveHeld, *BattleScored:
+		applyVictory(s, ev)
 	case *BattleEnded:
 		s.Status = StatusEnded
 		s.EndReason = ev.Reason

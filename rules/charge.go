@@ -146,10 +146,13 @@ func actingUnit(s *State, id string) (*Unit, UnitTurn, *Refusal) {
 		return nil, UnitTurn{}, refuse("T.2", "not_phasing", "turn %d is %s's turn; unit %s of %s may not act", s.Turn, s.Phasing, u.ID, u.Side).with("turn", s.Turn)
 	}
 	if s.Phase != PhaseCommand {
-		return nil, UnitTurn{}, refuse("T.3", "not_implemented", "actions are carried out in the command phase; the %s phase's moves (M.3 table, tactical march M.11) are not implemented yet", s.Phase)
+		return nil, UnitTurn{}, refuse("T.3", "not_command_phase", "actions are carried out in the command phase; in the %s phase units move by unit.march, unit.move (movement_table) or re-form (M.8)", s.Phase)
 	}
 	if !u.active() {
 		return nil, UnitTurn{}, refuse("T.4", "unit_inactive", "unit %s is %s and cannot act", u.ID, u.Status)
+	}
+	if u.Status == UnitRouted {
+		return nil, UnitTurn{}, refuse("T.4", "unit_routed", "unit %s is routed: it moves only as its rout is recorded (combat.record), until it rallies", u.ID)
 	}
 	ut := s.TurnBook.peekUnit(u.ID)
 	switch {

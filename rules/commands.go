@@ -50,6 +50,15 @@ var commandFactories = map[string]func() Command{
 	CmdInitiativeDecline: func() Command { return &DeclineInitiative{} },
 	CmdUnitReform:        func() Command { return &ReformUnit{} },
 	CmdUnitCharge:        func() Command { return &ChargeUnit{} },
+
+	CmdMovementHandOver: func() Command { return &HandOverMovement{} },
+	CmdMarchDeclare:     func() Command { return &DeclareMarch{} },
+	CmdUnitMarch:        func() Command { return &MarchUnit{} },
+	CmdBrigadeOrder:     func() Command { return &ChangeBrigadeOrder{} },
+	CmdGeneralMove:      func() Command { return &MoveGeneral{} },
+	CmdGeneralDetach:    func() Command { return &DetachGeneral{} },
+	CmdUnitFire:         func() Command { return &FireUnit{} },
+	CmdCombatRecord:     func() Command { return &RecordCombat{} },
 }
 
 // CommandNames returns every command name, sorted.
@@ -105,6 +114,11 @@ type CreateBattle struct {
 	FirstSide   string     `json:"first_side"`
 	TurnLimit   int        `json:"turn_limit,omitempty"`
 	Ruleset     string     `json:"ruleset,omitempty"`
+	// Terrain is the table's terrain pieces: name, kind (comma-separated
+	// flags: impassable, difficult, road, blocks-sight) and outline.
+	Terrain []geom.Terrain `json:"terrain,omitempty"`
+	// Objectives are the scenario's objectives and their values (V.2).
+	Objectives []Objective `json:"objectives,omitempty"`
 }
 
 // CommandName implements Command.
@@ -218,16 +232,22 @@ type GiveOrder struct {
 // CommandName implements Command.
 func (*GiveOrder) CommandName() string { return CmdOrderGive }
 
-// MoveUnit (unit.move) moves a unit with actions from its order (C.6, C.17).
-// The distance is the length of the path of the base's centre: from where it
-// stands through Path's waypoints to To. Facing nil keeps the facing. Actions
-// defaults to 1.
+// MoveUnit (unit.move) moves a unit: in the command phase with actions
+// from its order (C.6, C.17; Actions defaults to 1), in the movement phase
+// as its M.3 normal move under the movement_table option (no actions). The
+// base's centre goes from where it stands through Path's waypoints to To in
+// straight legs; a waypoint with a facing turns the unit on the spot there,
+// and Facing (nil: keep it) turns it at the end. The move costs the
+// centre's path, plus the turns (movement.turn_cost) and difficult terrain
+// (movement.difficult_terrain). Evading marks horse artillery evading,
+// which M.10 exempts.
 type MoveUnit struct {
 	Unit    string     `json:"unit"`
 	To      geom.Vec   `json:"to"`
 	Facing  *float64   `json:"facing,omitempty"`
-	Path    []geom.Vec `json:"path,omitempty"`
+	Path    []Waypoint `json:"path,omitempty"`
 	Actions int        `json:"actions,omitempty"`
+	Evading bool       `json:"evading,omitempty"`
 }
 
 // CommandName implements Command.

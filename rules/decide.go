@@ -55,9 +55,27 @@ func Decide(s *State, cmd Command, dice Dice) ([]Event, error) {
 	case *DeclineInitiative:
 		evs, r = decideDecline(s, c)
 	case *ReformUnit:
-		evs, r = decideReform(s, c)
+		evs, r, err = decideReform(s, c, dice)
 	case *ChargeUnit:
 		evs, r = decideCharge(s, c)
+	case *HandOverMovement:
+		evs, r = decideHandOver(s, c)
+	case *DeclareMarch:
+		evs, r, err = decideDeclareMarch(s, c, dice)
+	case *MarchUnit:
+		evs, r = decideMarch(s, c)
+	case *ChangeBrigadeOrder:
+		evs, r, err = decideBrigadeOrder(s, c, dice)
+	case *MoveGeneral:
+		evs, r = decideGeneralMove(s, c)
+	case *DetachGeneral:
+		evs, r = decideGeneralDetach(s, c)
+	case *FireUnit:
+		evs, r = decideFire(s, c)
+	case *RecordCombat:
+		evs, r, err = decideCombat(s, c, dice)
+	case *DeclareFlankMarch, *ChooseFlankEntry, *EnterFlank, *RallyFlankMarcher, *HoldObjective:
+		evs, r, err = decideFlankVictory(s, c, dice)
 	default:
 		return nil, refuse(RuleInput, "unknown_command", "unknown command %q", cmd.CommandName())
 	}
@@ -132,6 +150,14 @@ func decideCreate(s *State, c *CreateBattle) ([]Event, *Refusal) {
 	if c.TurnLimit < 0 {
 		return nil, refuse("T.1", "bad_turn_limit", "turn limit %d: want 0 (none) or more", c.TurnLimit).with("turn_limit", c.TurnLimit)
 	}
+	for i, t := range c.Terrain {
+		if err := t.Validate(); err != nil {
+			return nil, refuse(RuleInput, "bad_terrain", "terrain piece %d: %v", i+1, err)
+		}
+	}
+	if r := checkObjectives(c.Objectives, c.Table); r != nil {
+		return nil, r
+	}
 	sides := make([]SideSpec, len(c.Sides))
 	copy(sides, c.Sides)
 	for i := range sides {
@@ -142,7 +168,8 @@ func decideCreate(s *State, c *CreateBattle) ([]Event, *Refusal) {
 	return []Event{&BattleCreated{
 		Battle: c.Battle, Campaign: c.Campaign, Name: c.Name, Measurement: m,
 		Table: c.Table, Sides: sides, FirstSide: c.FirstSide, TurnLimit: c.TurnLimit,
-		Ruleset: rs, Overlay: c.Ruleset,
+		Ruleset: rs, Overlay: c.Ruleset, Terrain: slices.Clone(c.Terrain),
+		Objectives: slices.Clone(c.Objectives),
 	}}, nil
 }
 
@@ -273,6 +300,9 @@ func decideDeploy(s *State, c *DeployArmy) ([]Event, *Refusal) {
 				return nil, refuse("K.3", "off_table", "unit %s at %s is not wholly on the %gx%g table", u.ID, base.Center, s.Table.Width, s.Table.Depth).
 					with("x", base.Center.X, "y", base.Center.Y)
 			}
+			for _, i := range geom.Overlapping(base, s.Terrain, geom.Impassable) {
+				return nil, refuse("K.3", "impassable", "unit %s at %s would stand on impassable terrain %q", u.ID, base.Center, s.Terrain[i].Name)
+			}
 			du := DeployedUnit{ID: u.ID, Name: u.Name, Type: u.Type, Formation: f, Base: base, Markers: u.Markers}
 			if du.Name == "" {
 				du.Name = u.ID
@@ -342,7 +372,7 @@ func decideEndPhase(s *State, c *EndPhase) ([]Event, *Refusal) {
 	if r := s.inProgress(); r != nil {
 		return nil, r
 	}
-	if c.Side != s.Phasing {
+	if c.Side != s.Phasing && !(s.Phase == PhaseMovement && c.Side == s.mover()) {
 		return nil, refuse("T.1", "not_phasing", "turn %d is %s's turn; %q may not end its %s phase", s.Turn, s.Phasing, c.Side, s.Phase).with("turn", s.Turn)
 	}
 	evs := []Event{&PhaseEnded{Turn: s.Turn, Side: s.Phasing, Phase: s.Phase}}
@@ -359,6 +389,11 @@ func decideEndPhase(s *State, c *EndPhase) ([]Event, *Refusal) {
 		if rev != nil {
 			evs = append(evs, rev)
 		}
+		end, r := battleEndEvents(s, c.sealing)
+		if r != nil {
+			return nil, r
+		}
+		evs = append(evs, end...)
 		return append(evs, &BattleEnded{Turn: s.Turn, Reason: fmt.Sprintf("turn limit %d reached", s.TurnLimit), TurnLimit: true}), nil
 	}
 	if s.Ruleset.Dice.SeedPeriod == SeedPeriodTurn && s.openPeriod() != "" {
@@ -383,10 +418,14 @@ func decideEndBattle(s *State, c *EndBattle) ([]Event, *Refusal) {
 	if r != nil {
 		return nil, r
 	}
-	if rev != nil {
-		return []Event{rev, &BattleEnded{Turn: s.Turn, Reason: c.Reason}}, nil
+	end, r := battleEndEvents(s, c.sealing)
+	if r != nil {
+		return nil, r
 	}
-	return []Event{&BattleEnded{Turn: s.Turn, Reason: c.Reason}}, nil
+	if rev != nil {
+		return append(append([]Event{rev}, end...), &BattleEnded{Turn: s.Turn, Reason: c.Reason}), nil
+	}
+	return append(end, &BattleEnded{Turn: s.Turn, Reason: c.Reason}), nil
 }
 
 // active reports whether a unit is on the table and can act or be measured

@@ -134,9 +134,15 @@ func TestMoveDistance(t *testing.T) {
 	refused(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","path":[{"x":17,"y":16}],"to":{"x":17,"y":21}}`), nil, "C.17", "move_too_far")
 	// Two actions asked, one left.
 	refused(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":20},"actions":2}`), nil, "C.3", "no_actions_left")
-	mustDecide(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","path":[{"x":17,"y":16}],"to":{"x":17,"y":19},"facing":270}`), nil)
-	if u := s.Units["r1-inf1"]; u.Base.Center != (geom.Vec{X: 17, Y: 19}) || u.Base.Facing != 270 {
-		t.Fatalf("unit %+v", u.Base)
+	// Turning costs what the outer corner travels (movement.turn_cost):
+	// a quarter turn of a 4.5"x1.5" base is 2.37" x pi/2 = 3.73".
+	r = refused(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","path":[{"x":17,"y":16}],"to":{"x":17,"y":19},"facing":270}`), nil, "C.17", "move_too_far")
+	if math.Abs(r.Numbers["turns"]-3.7255) > 1e-3 || r.Numbers["path"] != 6 {
+		t.Fatalf("numbers %v", r.Numbers)
+	}
+	mv = mustDecide(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","path":[{"x":18,"y":16}],"to":{"x":18,"y":16.2},"facing":270}`), nil)[0].(*UnitMoved)
+	if u := s.Units["r1-inf1"]; u.Base.Center != (geom.Vec{X: 18, Y: 16.2}) || u.Base.Facing != 270 || math.Abs(mv.Cost-5.9255) > 1e-3 {
+		t.Fatalf("unit %+v, cost %v", u.Base, mv.Cost)
 	}
 	refused(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":17,"y":20}}`), nil, "C.3", "no_actions_left")
 }

@@ -11,6 +11,12 @@ func Describe(e Event) string {
 	if d := describeDice(e); d != "" {
 		return d
 	}
+	if d := describeMovement(e); d != "" {
+		return d
+	}
+	if d := describeFlank(e) + describeVictory(e); d != "" {
+		return d
+	}
 	switch ev := e.(type) {
 	case *BattleCreated:
 		return fmt.Sprintf("battle %q created: %gx%g %s table, %d sides, %s first, turn limit %d, ruleset %s v%d",
@@ -50,6 +56,12 @@ func Describe(e Event) string {
 			ev.From.Center.X, ev.From.Center.Y, ev.From.Facing, ev.To.Center.X, ev.To.Center.Y, ev.To.Facing)
 		if ev.FailedMove {
 			s += " (C.12 move after a failed order)"
+		}
+		if ev.Phase == PhaseMovement {
+			s = strings.Replace(s, "using 0 actions", fmt.Sprintf("in the movement phase (M.3, %.2f of its move)", ev.MovementUsed), 1)
+		}
+		if ev.Cost > 0 {
+			s += fmt.Sprintf("; cost %.1f of %.1f with turns and terrain", ev.Cost, ev.Allowed)
 		}
 		return s
 	case *BattleEnded:

@@ -16,6 +16,9 @@ func TestDescribeEveryEvent(t *testing.T) {
 	evs = append(evs, mustDecide(t, s, WithDiceReveal(cmd(t, CmdBattleEnd, `{"reason":"agreed"}`), testSeed.Hex()), nil)...)
 	cp, _ := commandPhaseLog(t)
 	evs = append(evs, cp...)
+	mp, _ := movementPhaseLog(t)
+	evs = append(evs, mp...)
+	evs = append(evs, flankVictoryLog(t)...) // F and V events (flank_test.go)
 	seen := map[string]bool{}
 	for _, e := range evs {
 		d := Describe(e)

@@ -38,6 +38,15 @@
 // (order.give, with Odds for the exact chances), blunders carried out by the
 // engine, and the actions: unit.move, unit.reform, unit.charge (into contact
 // only along a straight path the engine verifies; otherwise pending for the
-// charge rules K.4-K.10). docs/rules-coverage.md maps each rule to its code
-// and tests.
+// charge rules K.4-K.10); terrain (impassable, difficult, road,
+// blocks-sight) recorded at battle.create; every move as a path of legs and
+// turns on the spot, priced with turns and difficult terrain and judged
+// against K.1-K.3, M.7 and M.10 (path.go); the movement phase M.1-M.17: the
+// phasing side first and movement.hand_over, generals moving, joining and
+// leaving units, tactical marches (march.declare, unit.march, brigade.order
+// with the brigadier's initiative), re-forming the disordered, the formation
+// test, and under the movement_table option the M.3 normal move and M.4
+// formation changes; and the combat outcomes entered at the table (T.4:
+// unit.fire, combat.record with M.17 retreats). docs/rules-coverage.md maps
+// each rule to its code and tests.
 package rules

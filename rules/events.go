@@ -111,6 +111,10 @@ type BattleCreated struct {
 	Sides       []SideSpec `json:"sides"`
 	FirstSide   string     `json:"first_side"`
 	TurnLimit   int        `json:"turn_limit,omitempty"`
+	// Terrain is the table's terrain pieces.
+	Terrain []geom.Terrain `json:"terrain,omitempty"`
+	// Objectives are the scenario's objectives and their values (V.2).
+	Objectives []Objective `json:"objectives,omitempty"`
 	// Ruleset is the full resolved ruleset, default plus overlay: replay uses it.
 	Ruleset *Ruleset `json:"ruleset"`
 	// Overlay is the campaign's overlay text as given, for the record.
@@ -303,6 +307,16 @@ type UnitMoved struct {
 	ActionsUsed int        `json:"actions_used"`
 	// FailedMove: the move was the C.12 move of a unit that failed its order.
 	FailedMove bool `json:"failed_move,omitempty"`
+	// Route is the path with the turns made at waypoints, when there were any.
+	Route []Waypoint `json:"route,omitempty"`
+	// Cost is what the move took from its allowance (the path, turns and
+	// difficult terrain), Allowed the allowance, when they differ from Distance.
+	Cost    float64 `json:"cost,omitempty"`
+	Allowed float64 `json:"allowed,omitempty"`
+	// Phase is "movement" for a normal move in the movement phase (M.3),
+	// which uses MovementUsed of the unit's normal move (M.4-M.6).
+	Phase        string  `json:"phase,omitempty"`
+	MovementUsed float64 `json:"movement_used,omitempty"`
 }
 
 // EventType implements Event.
@@ -367,6 +381,12 @@ type UnitReformed struct {
 	ActionsUsed   int       `json:"actions_used"`
 	// Free: limbering or unlimbering of a type that does it for free (C.16).
 	Free bool `json:"free,omitempty"`
+	// Phase is "movement" for a change in the movement phase, which uses
+	// MovementUsed of the unit's normal move (M.4); Reordered: a disordered
+	// unit formed again (M.8).
+	Phase        string  `json:"phase,omitempty"`
+	MovementUsed float64 `json:"movement_used,omitempty"`
+	Reordered    bool    `json:"reordered,omitempty"`
 }
 
 // EventType implements Event.

@@ -7,16 +7,17 @@ import (
 	"github.com/clubledger/ledger/rules/geom"
 )
 
-// decideMove judges unit.move: a move of the unit's base centre along its
-// path, paid with actions of this turn's order or initiative (C.3, C.6,
-// C.15) at the C.17 distance per action, or the one move C.12 leaves a
-// failed unit in march column, square or limbered. The distance is the
-// length of the path of the centre from where the unit stands through the
-// waypoints to the destination; the cost of wheeling or turning is not
-// charged yet. The end position must be wholly on the table (K.3), clear of
-// friends (K.1), and neither the path nor the end may come within the gap of
-// an enemy (C.9: a unit not charging stops 1" short; K.2).
+// decideMove judges unit.move. In the command phase it is a move paid with
+// actions of this turn's order or initiative (C.3, C.6, C.15) at the C.17
+// distance per action, or the one move C.12 leaves a failed unit in march
+// column, square or limbered; in the movement phase it is the unit's M.3
+// normal move, under the movement_table option only (T.7). Either way the
+// move costs its centre's path plus turns and difficult terrain (planPath),
+// and obeys K.1-K.3, M.7, M.10 and, in the command phase, C.9 (checkPlan).
 func decideMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
+	if s.Status == StatusInProgress && s.Phase == PhaseMovement {
+		return decideNormalMove(s, c)
+	}
 	rs, m := s.Ruleset, s.Measurement
 	actions := c.Actions
 	if actions == 0 {
@@ -41,67 +42,210 @@ func decideMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 		return nil, refuse("C.3", "no_actions_left", "unit %s has %s left this turn; this move uses %d", u.ID, plural(ut.ActionsLeft, "action", "actions"), actions).
 			with("actions_left", ut.ActionsLeft, "actions", actions)
 	}
+	if rs.Turn.OrdinaryMoves == MovesMovementTable {
+		return nil, refuse("T.7", "moves_in_movement_phase", "under the movement_table option ordinary moves are made in the movement phase (M.3), not as command-phase actions")
+	}
+	if c.Evading && !exemptFromFlankRule(s, u) {
+		return nil, refuse("M.10", "not_evading_type", "only %v evade free of M.10; unit %s is %s", rs.Movement.FlankExposureExemptTypes, u.ID, u.Type)
+	}
 	per, label, r := moveAllowance(s, u, ut, actions)
 	if r != nil {
 		return nil, r
 	}
-	// Path length of the centre.
-	pts := append([]geom.Vec{u.Base.Center}, c.Path...)
-	pts = append(pts, c.To)
-	dist := 0.0
-	for i := 1; i < len(pts); i++ {
-		if !pts[i].IsFinite() {
-			return nil, refuse(RuleInput, "bad_point", "path point %d is not a finite position", i)
-		}
-		dist += geom.Dist(pts[i-1], pts[i])
+	p, r := planPath(s, u.Base, c.Path, c.To, c.Facing)
+	if r != nil {
+		return nil, r
 	}
 	allowed := per * float64(actions)
-	if dist > allowed+geom.Eps {
-		return nil, refuse("C.17", "move_too_far", "%s moves %s per action; %s allows %s, this move is %s",
-			label, fmtLen(per, m), plural(actions, "action", "actions"), fmtMeasured(allowed, dist, m), fmtMeasured(dist, allowed, m)).
-			with("distance", dist, "allowed", allowed, "per_action", per, "actions", actions)
+	if cost := p.cost(); cost > allowed+geom.Eps {
+		return nil, refuse("C.17", "move_too_far", "%s moves %s per action; %s allows %s, this move is %s%s",
+			label, fmtLen(per, m), plural(actions, "action", "actions"), fmtMeasured(allowed, cost, m), fmtMeasured(cost, allowed, m), costDetail(p, m)).
+			with("distance", cost, "allowed", allowed, "per_action", per, "actions", actions, "path", p.length, "turns", p.turnCost, "difficult", p.difficult)
 	}
-	to := u.Base
-	to.Center = c.To
-	if c.Facing != nil {
-		if !finite(*c.Facing) {
-			return nil, refuse(RuleInput, "bad_facing", "facing is not a number")
-		}
-		to.Facing = geom.NormDeg(*c.Facing)
+	mc := checkFor(s)
+	mc.evading = c.Evading
+	if r := checkPlan(s, u, p, mc); r != nil {
+		return nil, r
 	}
-	if !s.Table.Contains(to) {
-		return nil, refuse("K.3", "off_table", "unit %s would not end wholly on the %gx%g table", u.ID, s.Table.Width, s.Table.Depth).with("x", to.Center.X, "y", to.Center.Y)
-	}
-	gap := rs.Contact.Gap.For(m)
-	for _, id := range s.sortedUnitIDs() {
-		o := s.Units[id]
-		if id == u.ID || !o.active() {
-			continue
-		}
-		d := geom.Distance(to, o.Base)
-		if o.Side == u.Side {
-			if d <= geom.ContactTolerance {
-				what := "in base contact with"
-				if geom.Overlaps(to, o.Base) {
-					what = "overlapping"
-				}
-				return nil, refuse("K.1", "friend_contact", "unit %s would end %s friendly unit %s", u.ID, what, o.ID).with("distance", d)
-			}
-			continue
-		}
-		if d < gap-geom.Eps {
-			return nil, refuse("C.9", "enemy_too_close", "unit %s would end %s from enemy unit %s; a unit not charging stops %s short of the enemy (K.2)", u.ID, fmtMeasured(d, gap, m), o.ID, fmtLen(gap, m)).
-				with("distance", d, "gap", gap)
-		}
-		if pd, _ := geom.MinDistanceAlongPath(u.Base, append(slices.Clone(c.Path), c.To), to.Facing, o.Base); pd < math.Min(gap, geom.Distance(u.Base, o.Base))-geom.Eps {
-			return nil, refuse("C.9", "path_reaches_enemy", "unit %s would pass %s from enemy unit %s on its way; a unit not charging stops %s short of the enemy (K.2)", u.ID, fmtMeasured(pd, gap, m), o.ID, fmtLen(gap, m)).
-				with("distance", pd, "gap", gap)
+	ev := &UnitMoved{Turn: s.Turn, Unit: u.ID, From: u.Base, To: p.end, Distance: round6(p.length), ActionsUsed: actions, FailedMove: failedMove}
+	fillMoved(ev, c.Path, p, allowed)
+	return []Event{ev}, nil
+}
+
+// fillMoved records the path, the turns and the cost of a move.
+func fillMoved(ev *UnitMoved, path []Waypoint, p movePlan, allowed float64) {
+	for _, w := range path {
+		ev.Path = append(ev.Path, w.Vec())
+		if w.Facing != nil {
+			ev.Route = slices.Clone(path)
 		}
 	}
-	ev := &UnitMoved{Turn: s.Turn, Unit: u.ID, From: u.Base, To: to, Distance: round6(dist), ActionsUsed: actions, FailedMove: failedMove}
-	if len(c.Path) > 0 {
-		ev.Path = append([]geom.Vec(nil), c.Path...)
+	if p.turnCost > 0 || p.difficult > 0 {
+		ev.Cost, ev.Allowed = round6(p.cost()), round6(allowed)
 	}
+}
+
+// costDetail explains a cost made of more than the path: " (path 5.0",
+// turns 3.7", difficult terrain 1.0")".
+func costDetail(p movePlan, m string) string {
+	if p.turnCost == 0 && p.difficult == 0 {
+		return ""
+	}
+	s := " (path " + fmtMeasured(p.length, 0, m)
+	if p.turnCost > 0 {
+		s += ", turning " + fmtMeasured(p.turnCost, 0, m)
+	}
+	if p.difficult > 0 {
+		s += ", difficult terrain " + fmtMeasured(p.difficult, 0, m)
+	}
+	return s + ")"
+}
+
+// movementUnit checks what every movement-phase command of a unit checks:
+// the battle is in its movement phase, the unit's side is the one moving
+// (M.1), and the unit is on the table and not routed (T.4).
+func movementUnit(s *State, id string) (*Unit, UnitTurn, *Refusal) {
+	if r := s.inProgress(); r != nil {
+		return nil, UnitTurn{}, r
+	}
+	u := s.Units[id]
+	if u == nil {
+		return nil, UnitTurn{}, refuse(RuleInput, "unknown_unit", "no unit %q in this battle", id)
+	}
+	if s.Phase != PhaseMovement {
+		return nil, UnitTurn{}, refuse("T.3", "not_movement_phase", "this is done in the movement phase; it is turn %d, %s's %s phase", s.Turn, s.Phasing, s.Phase).with("turn", s.Turn)
+	}
+	if r := s.checkMover(u.Side); r != nil {
+		return nil, UnitTurn{}, r
+	}
+	if !u.active() {
+		return nil, UnitTurn{}, refuse("T.4", "unit_inactive", "unit %s is %s and cannot move", u.ID, u.Status)
+	}
+	if u.Status == UnitRouted {
+		return nil, UnitTurn{}, refuse("T.4", "unit_routed", "unit %s is routed: it moves only as its rout is recorded (combat.record), until it rallies", u.ID)
+	}
+	return u, s.TurnBook.peekUnit(u.ID), nil
+}
+
+// mover is the side moving now in the movement phase (M.1).
+func (s *State) mover() string {
+	if s.TurnBook.Mover != "" {
+		return s.TurnBook.Mover
+	}
+	return s.Phasing
+}
+
+// checkMover refuses a movement-phase command of a side that is not moving
+// now (M.1: the phasing side moves first, then the other).
+func (s *State) checkMover(side string) *Refusal {
+	mv := s.mover()
+	if side == mv {
+		return nil
+	}
+	if side != s.Phasing && mv == s.Phasing {
+		return refuse("M.1", "phasing_side_first", "the phasing side %s moves all its units first; %s moves after %s hands the movement phase over (movement.hand_over)", s.Phasing, side, s.Phasing)
+	}
+	return refuse("M.1", "not_moving", "in this movement phase %s is moving now; %s has handed over and moves no more", mv, side)
+}
+
+// normalMove is the unit's M.3 normal move in its formation: the type's row
+// of movement.normal_move (or the row of the type it moves as, M.16), with
+// its nation's exception (M.16: Austrian horse artillery).
+func normalMove(s *State, u *Unit) float64 {
+	mv, m := s.Ruleset.Movement, s.Measurement
+	look := u.Type
+	if as := s.Ruleset.UnitTypes[u.Type].MovesAs; as != "" {
+		if _, own := mv.NormalMove[u.Type]; !own {
+			look = as
+		}
+	}
+	row := mv.NormalMove[look]
+	if sd := s.side(u.Side); sd != nil {
+		if nrow, ok := mv.NationNormalMove[sd.Nation][u.Type]; ok {
+			row = nrow
+		}
+	}
+	if d, ok := row[u.Formation]; ok {
+		return d.For(m)
+	}
+	return row["default"].For(m)
+}
+
+// movementBudget is the fraction of its normal move a unit may use this
+// movement phase: all of it, or M.5's fraction after firing.
+func movementBudget(s *State, ut UnitTurn) (budget float64, rule string) {
+	if ut.Fired {
+		return s.Ruleset.Movement.AfterFiringFraction, "M.5"
+	}
+	return 1, "M.3"
+}
+
+// actedInCommandPhase reports whether the unit moved, charged or changed
+// formation with actions this turn (T.3: it does not move again in the
+// movement phase), and whether that was only formation changes (M.14).
+func actedInCommandPhase(ut UnitTurn) (acted, onlyFormation bool) {
+	moved := ut.MoveActions > 0 || ut.Charged != ""
+	return moved || ut.Reforms > 0, !moved
+}
+
+// decideNormalMove judges unit.move in the movement phase: the M.3 normal
+// move under the movement_table option, at most the unit's normal move (half
+// after firing, M.5) less what this phase has used (M.4), nothing carried
+// over (M.6), not with a tactical march (M.14), obeying K.1-K.3, M.7, M.10.
+func decideNormalMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
+	m := s.Measurement
+	u, ut, r := movementUnit(s, c.Unit)
+	if r != nil {
+		return nil, r
+	}
+	if s.Ruleset.Turn.OrdinaryMoves != MovesMovementTable {
+		return nil, refuse("T.7", "moves_are_actions", "under the command_actions option ordinary moves are command-phase actions (C.17); the movement phase is for tactical marches (unit.march), generals and re-forming (M.8)")
+	}
+	if c.Actions != 0 {
+		return nil, refuse(RuleInput, "no_actions_here", "a normal move in the movement phase uses no actions; %d given", c.Actions).with("actions", c.Actions)
+	}
+	if acted, _ := actedInCommandPhase(ut); acted {
+		return nil, refuse("T.3", "acted_in_command_phase", "unit %s took actions in the command phase and does not move again in the movement phase", u.ID)
+	}
+	if ut.Marched > 0 {
+		return nil, refuse("M.14", "marched", "unit %s made a tactical march this turn: no normal move as well", u.ID).with("marched", ut.Marched)
+	}
+	if c.Evading && !exemptFromFlankRule(s, u) {
+		return nil, refuse("M.10", "not_evading_type", "only %v evade free of M.10; unit %s is %s", s.Ruleset.Movement.FlankExposureExemptTypes, u.ID, u.Type)
+	}
+	full := normalMove(s, u)
+	if full <= 0 {
+		return nil, refuse("M.3", "cannot_move", "%s in %s moves %s (movement.normal_move): unit %s cannot move", u.Type, u.Formation, fmtLen(full, m), u.ID).with("normal_move", full)
+	}
+	budget, rule := movementBudget(s, ut)
+	if rule == "M.3" && ut.MovementUsed > 0 {
+		rule = "M.4" // part of the move went on formation changes or moves
+	}
+	left := math.Max(0, budget-ut.MovementUsed) * full
+	p, r := planPath(s, u.Base, c.Path, c.To, c.Facing)
+	if r != nil {
+		return nil, r
+	}
+	if cost := p.cost(); cost > left+geom.Eps {
+		why := ""
+		if rule == "M.5" {
+			why = ", half after firing"
+		}
+		if ut.MovementUsed > 0 {
+			why += ", " + fmtMeasured(ut.MovementUsed*full, 0, m) + " already used this phase (M.4, M.6)"
+		}
+		return nil, refuse(rule, "move_too_far", "%s in %s moves %s in the movement phase%s: %s left, this move is %s%s",
+			u.Type, u.Formation, fmtLen(full, m), why, fmtMeasured(left, cost, m), fmtMeasured(cost, left, m), costDetail(p, m)).
+			with("distance", cost, "allowed", left, "normal_move", full, "used", ut.MovementUsed, "path", p.length, "turns", p.turnCost, "difficult", p.difficult)
+	}
+	mc := checkFor(s)
+	mc.evading = c.Evading
+	if r := checkPlan(s, u, p, mc); r != nil {
+		return nil, r
+	}
+	ev := &UnitMoved{Turn: s.Turn, Unit: u.ID, From: u.Base, To: p.end, Distance: round6(p.length), Phase: PhaseMovement,
+		MovementUsed: round6(p.cost() / full)}
+	fillMoved(ev, c.Path, p, left)
 	return []Event{ev}, nil
 }
 

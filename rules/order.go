@@ -109,7 +109,7 @@ func planOrder(s *State, c *GiveOrder) (*orderPlan, *Refusal) {
 		if !cinc && u.Brigade != g.Brigade.ID {
 			return nil, refuse("C.2", "not_in_brigade", "%s commands brigade %s; unit %s is of brigade %s (only the commander-in-chief may order any unit, C.11)", g.ID, g.Brigade.ID, id, u.Brigade)
 		}
-		if !u.active() {
+		if !u.active() || u.Status == UnitRouted {
 			return nil, refuse("T.4", "unit_inactive", "unit %s is %s and takes no orders", id, u.Status)
 		}
 		ut := tb.peekUnit(id)
@@ -149,6 +149,9 @@ func planOrder(s *State, c *GiveOrder) (*orderPlan, *Refusal) {
 	for _, id := range c.OnRoad {
 		if !seen[id] {
 			return nil, refuse("C.7", "bad_on_road", "on_road names %q, which is not a recipient of this order", id)
+		}
+		if s.hasRoads() && !geom.OnRoad(s.Units[id].Base.Center, s.Terrain) {
+			return nil, refuse("C.7", "not_on_road", "on_road names %s, but its centre %s is on no road of this battle's terrain", id, s.Units[id].Base.Center)
 		}
 	}
 	// C.8: a group is of one brigade, connected within the group distance.
@@ -355,9 +358,15 @@ func orderModifiers(s *State, g commanderRef, units []*Unit, onRoad []string) []
 	if ac := cm.AttackColumn; ac.Value != 0 && all(ac.Formations, nil) && !slices.Contains(ac.ExcludedEras, rs.Era) {
 		mods = append(mods, Modifier{Rule: "C.7", Value: ac.Value, Reason: "in " + strings.Join(ac.Formations, "/")})
 	}
+	roadWhy := "declared"
 	declared := func(u *Unit) bool { return slices.Contains(onRoad, u.ID) }
+	if s.hasRoads() {
+		// The terrain decides: a unit is on a road when its centre is.
+		roadWhy = "terrain"
+		declared = func(u *Unit) bool { return geom.OnRoad(u.Base.Center, s.Terrain) }
+	}
 	if on := cm.ColumnOnRoad; on.Value != 0 && all(on.Formations, declared) {
-		mods = append(mods, Modifier{Rule: "C.7", Value: on.Value, Reason: "in " + strings.Join(on.Formations, "/") + " on a road (declared)"})
+		mods = append(mods, Modifier{Rule: "C.7", Value: on.Value, Reason: "in " + strings.Join(on.Formations, "/") + " on a road (" + roadWhy + ")"})
 	} else if off := cm.ColumnOffRoad; off.Value != 0 && all(off.Formations, nil) {
 		mods = append(mods, Modifier{Rule: "C.7", Value: off.Value, Reason: "in " + strings.Join(off.Formations, "/") + " off a road"})
 	}
@@ -434,4 +443,15 @@ func specialName(sp string) string {
 		return `"Steady!"`
 	}
 	return sp
+}
+
+// hasRoads reports whether the battle's terrain has a road piece: then the
+// terrain, not a declaration, says who is on a road (C.7).
+func (s *State) hasRoads() bool {
+	for _, t := range s.Terrain {
+		if t.Kind.Has(geom.Road) {
+			return true
+		}
+	}
+	return false
 }

@@ -57,7 +57,7 @@ func TestReplay(t *testing.T) {
 	}
 	step(CmdOrderGive, `{"general":"r1-gen","units":["r1-inf1","r1-inf2"],"content":{"action":"move","text":"forward"}}`, 3, 3)
 	step(CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":22},"actions":2}`)
-	step(CmdUnitMove, `{"unit":"r1-inf2","path":[{"x":27,"y":13}],"to":{"x":29,"y":15},"facing":20}`)
+	step(CmdUnitMove, `{"unit":"r1-inf2","path":[{"x":27,"y":13}],"to":{"x":28.5,"y":14.5},"facing":20}`)
 	step(CmdOrderGive, `{"general":"r2-gen","units":["r2-lc"],"content":{"action":"charge"}}`, 6, 6, 5)
 	step(CmdOrderGive, `{"general":"red-cinc","units":["r1-col"],"content":{"action":"move"}}`, 6, 5)
 	step(CmdUnitMove, `{"unit":"r1-col","to":{"x":34,"y":14}}`)

@@ -343,6 +343,20 @@ type FormationTest struct {
 	Distance    Distance `yaml:"distance" json:"distance"`
 	Dice        DiceSpec `yaml:"dice" json:"dice"`
 	PassAtLeast int      `yaml:"pass_at_least" json:"pass_at_least"`
+	// Phases where the test is taken ([choice]; T.2 would say every phase).
+	Phases []string `yaml:"phases,omitempty" json:"phases,omitempty"`
+}
+
+// Turn costs of a move ([choice], movement.turn_cost).
+const (
+	TurnCostOuterCorner = "outer_corner"
+	TurnCostFree        = "free"
+)
+
+// DifficultTerrain is the [choice] for difficult terrain: the part of the
+// centre's path inside a difficult piece counts DistanceMultiple times.
+type DifficultTerrain struct {
+	DistanceMultiple float64 `yaml:"distance_multiple" json:"distance_multiple"`
 }
 
 // InitiativeRoll is a roll that succeeds at or below a number (M.15).
@@ -379,8 +393,16 @@ type MovementRules struct {
 	FormationChange       FormationChangeTable            `yaml:"formation_change" json:"formation_change"`
 	FormationTest         FormationTest                   `yaml:"formation_test" json:"formation_test"`
 	FlankExposureDistance Distance                        `yaml:"flank_exposure_distance" json:"flank_exposure_distance"`
-	TacticalMarch         TacticalMarchRules              `yaml:"tactical_march" json:"tactical_march"`
-	Retreat               RetreatRules                    `yaml:"retreat" json:"retreat"`
+	// FlankExposureExemptTypes move without M.10 when evading (horse artillery).
+	FlankExposureExemptTypes []string `yaml:"flank_exposure_exempt_types,omitempty" json:"flank_exposure_exempt_types,omitempty"`
+	// TurnCost is how a turn on the spot is paid ([choice]).
+	TurnCost string `yaml:"turn_cost,omitempty" json:"turn_cost,omitempty"`
+	// DifficultTerrain slows moves ([choice]).
+	DifficultTerrain DifficultTerrain `yaml:"difficult_terrain" json:"difficult_terrain"`
+	// GeneralMove is an unattached general's move in the movement phase (M.2).
+	GeneralMove   Distance           `yaml:"general_move" json:"general_move"`
+	TacticalMarch TacticalMarchRules `yaml:"tactical_march" json:"tactical_march"`
+	Retreat       RetreatRules       `yaml:"retreat" json:"retreat"`
 }
 
 // ContactRules is K.
@@ -419,6 +441,9 @@ type FlankMarchRules struct {
 	Arrival       ArrivalTable `yaml:"arrival" json:"arrival"`
 	EdgeExclusion Distance     `yaml:"edge_exclusion" json:"edge_exclusion"`
 	Mutual        []MutualBand `yaml:"mutual" json:"mutual"`
+	// MutualMeasure is what "more troops" counts in F.10: "units" or
+	// "victory_points" ([choice]; empty: units).
+	MutualMeasure string `yaml:"mutual_measure,omitempty" json:"mutual_measure,omitempty"`
 }
 
 // VictoryRules is V.
@@ -750,6 +775,29 @@ func (r *Ruleset) Validate() error {
 	}
 	dist("movement.formation_test.distance", mv.FormationTest.Distance)
 	dist("movement.flank_exposure_distance", mv.FlankExposureDistance)
+	for _, tn := range mv.FlankExposureExemptTypes {
+		if _, ok := r.UnitTypes[tn]; !ok {
+			bad("movement.flank_exposure_exempt_types: unknown unit type %q", tn)
+		}
+	}
+	if mv.TurnCost != TurnCostOuterCorner && mv.TurnCost != TurnCostFree {
+		bad("movement.turn_cost: %q is neither %q nor %q", mv.TurnCost, TurnCostOuterCorner, TurnCostFree)
+	}
+	if mv.DifficultTerrain.DistanceMultiple < 1 || math.IsInf(mv.DifficultTerrain.DistanceMultiple, 0) {
+		bad("movement.difficult_terrain.distance_multiple: %v: want a number >= 1", mv.DifficultTerrain.DistanceMultiple)
+	}
+	dist("movement.general_move", mv.GeneralMove)
+	for _, p := range mv.FormationTest.Phases {
+		if p != PhaseCommand && p != PhaseMovement {
+			bad("movement.formation_test.phases: %q is neither %q nor %q", p, PhaseCommand, PhaseMovement)
+		}
+	}
+	if mv.FormationTest.PassAtLeast < 1 {
+		bad("movement.formation_test.pass_at_least: must be >= 1")
+	}
+	if mv.Retreat.Fraction < 0 || mv.Retreat.Fraction > 1 {
+		bad("movement.retreat.fraction: %v not in [0,1]", mv.Retreat.Fraction)
+	}
 	tm := mv.TacticalMarch
 	for _, arm := range sortedKeys(tm.Formations) {
 		for _, f := range tm.Formations[arm] {
@@ -822,6 +870,7 @@ func (r *Ruleset) Validate() error {
 			bad("victory.scoring_statuses: unknown status %q", st)
 		}
 	}
+	errs = append(errs, r.flankVictoryProblems()...)
 	if len(errs) > 0 {
 		return fmt.Errorf("ruleset %q invalid: %s", r.Name, strings.Join(errs, "; "))
 	}

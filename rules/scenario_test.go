@@ -69,6 +69,46 @@ func TestCommandPhaseScenarios(t *testing.T) {
 	}
 }
 
+// TestMovementScenarios plays testdata/scenarios/m-*.yaml and k-*.yaml
+// the same way: the movement phase, tactical marches and contact rules.
+func TestMovementScenarios(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/scenarios/m-*.yaml")
+	k, _ := filepath.Glob("../testdata/scenarios/k-*.yaml")
+	files = append(files, k...)
+	if len(files) == 0 {
+		t.Fatal("no m-*.yaml or k-*.yaml scenarios")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) { playScenarioFile(t, f) })
+	}
+}
+
+func playScenarioFile(t *testing.T, f string) {
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc scenarioFile
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&sc); err != nil {
+		t.Fatal(err)
+	}
+	s := NewState()
+	var log []Event
+	var sides []SideSpec
+	era := ""
+	for i, st := range sc.Steps {
+		status := playStep(t, s, &log, &sides, &era, sc.Actor, st.Do, st.Actor, st.Dice, st.With)
+		if st.Expect != "" && st.Expect != status && !(st.Expect == "refused" && strings.HasPrefix(status, "refused")) {
+			t.Errorf("step %d %s (%s): expected %s, got %s", i+1, st.Do, st.Note, st.Expect, status)
+		}
+	}
+	if got := stateJSON(t, replayJSON(t, log)); got != stateJSON(t, s) {
+		t.Error("replay differs from live")
+	}
+}
+
 func playStep(t *testing.T, s *State, log *[]Event, sides *[]SideSpec, era *string, actor, do, stepActor string, dice []int, with map[string]any) string {
 	t.Helper()
 	if stepActor != "" {

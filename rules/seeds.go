@@ -122,6 +122,9 @@ type sealing struct {
 	DiceCommitment string `json:"-"`
 	// DiceReveal is the ending period's secret seed, hex.
 	DiceReveal string `json:"-"`
+	// flankSeal carries flank marches' sealed orders to reveal when the
+	// battle ends (flank.go).
+	flankSeal
 }
 
 func (s *sealing) setCommitment(c string) { s.DiceCommitment = c }
@@ -162,7 +165,7 @@ func DicePeriods(s *State, cmd Command) (next, reveal string) {
 			return s.periodOfTurn(1), ""
 		}
 	case *EndPhase:
-		if s.Status != StatusInProgress || c.Side != s.Phasing || !s.endsTurn() {
+		if s.Status != StatusInProgress || (c.Side != s.Phasing && !(s.Phase == PhaseMovement && c.Side == s.mover())) || !s.endsTurn() {
 			return "", ""
 		}
 		if s.TurnLimit > 0 && s.Turn >= s.TurnLimit {

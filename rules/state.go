@@ -53,6 +53,9 @@ type State struct {
 	Sides       []Side     `json:"sides,omitempty"`   // in battle.create order
 	FirstSide   string     `json:"first_side,omitempty"`
 	TurnLimit   int        `json:"turn_limit,omitempty"` // 0: none (T.1)
+	// Terrain is the battle's terrain pieces, as recorded in battle.created;
+	// never mutated.
+	Terrain []geom.Terrain `json:"terrain,omitempty"`
 	// Units by id.
 	Units map[string]*Unit `json:"units,omitempty"`
 
@@ -66,6 +69,10 @@ type State struct {
 	// Dice is the digital dice's seed periods and players' seeds.
 	Dice      DiceBook `json:"dice"`
 	EndReason string   `json:"end_reason,omitempty"`
+	// Flank is the battle's flank marches (F, flank.go); Victory its
+	// objectives and score (V, victory.go).
+	Flank   FlankBook   `json:"flank,omitzero"`
+	Victory VictoryBook `json:"victory,omitzero"`
 }
 
 // Side is one army of the battle.
@@ -122,6 +129,10 @@ type Unit struct {
 	Base      geom.Base `json:"base"`
 	Markers   int       `json:"markers"` // casualty markers
 	Status    string    `json:"status"`
+	// DisorderedTurn and DisorderedPhase say when the unit became
+	// disordered (M.8: it may re-form in the movement phase that follows).
+	DisorderedTurn  int    `json:"disordered_turn,omitempty"`
+	DisorderedPhase string `json:"disordered_phase,omitempty"`
 }
 
 // TurnBook is what the command phase remembers within one turn.
@@ -137,6 +148,18 @@ type TurnBook struct {
 	// InitiativeClosed: a general's order was given this turn, so no more
 	// initiative orders (C.1, C.15).
 	InitiativeClosed bool `json:"initiative_closed,omitempty"`
+	// Mover is the side moving in the movement phase once the phasing side
+	// handed it over (M.1); empty: the phasing side.
+	Mover string `json:"mover,omitempty"`
+	// MovedSides lists the sides that have handed the movement phase on.
+	MovedSides []string `json:"moved_sides,omitempty"`
+	// Marches: brigades granted a tactical march this turn (M.11, M.15),
+	// by "allowance" or "initiative".
+	Marches map[string]string `json:"marches,omitempty"`
+	// MarchTries: brigades whose brigadier tried the march initiative (M.15).
+	MarchTries map[string]bool `json:"march_tries,omitempty"`
+	// OrderTries: brigades whose brigadier tried an order change (M.15).
+	OrderTries map[string]bool `json:"order_tries,omitempty"`
 }
 
 // UnitTurn is one unit's orders and actions this turn.
@@ -162,6 +185,18 @@ type UnitTurn struct {
 	Reforms int `json:"reforms,omitempty"`
 	// Charged is the target of the unit's charge this turn.
 	Charged string `json:"charged,omitempty"`
+	// Fired: the unit fired this turn (M.5, entered as unit.fired).
+	Fired bool `json:"fired,omitempty"`
+	// MovementUsed is the fraction of its M.3 normal move the unit has used
+	// in this movement phase (moves and M.4 formation changes); nothing is
+	// carried into the next turn (M.6).
+	MovementUsed float64 `json:"movement_used,omitempty"`
+	// NormalMoved: a normal move in the movement phase (M.14).
+	NormalMoved bool `json:"normal_moved,omitempty"`
+	// Marched is the tactical-march distance used this turn (M.12);
+	// MarchEnded: it came within the stop distance of an enemy (M.13).
+	Marched    float64 `json:"marched,omitempty"`
+	MarchEnded bool    `json:"march_ended,omitempty"`
 }
 
 // GeneralTurn is one general's orders this turn.
@@ -169,6 +204,8 @@ type GeneralTurn struct {
 	Orders int    `json:"orders"`
 	Done   bool   `json:"done,omitempty"`
 	Reason string `json:"reason,omitempty"` // rule that closed him: C.4, C.10, C.13, C.14
+	// Moved is the distance he moved on his own this movement phase (M.2).
+	Moved float64 `json:"moved,omitempty"`
 }
 
 // NewState returns the empty state every battle starts from.
@@ -212,13 +249,19 @@ func (s *State) Clone() *State {
 			}
 		}
 	}
+	c.Terrain = slices.Clone(s.Terrain)
 	c.TurnBook = s.TurnBook.clone()
 	c.Dice = s.Dice.clone()
+	c.Flank, c.Victory = s.Flank.clone(), s.Victory.clone()
 	return &c
 }
 
 func (t TurnBook) clone() TurnBook {
 	c := t
+	c.MovedSides = slices.Clone(t.MovedSides)
+	c.Marches = maps.Clone(t.Marches)
+	c.MarchTries = maps.Clone(t.MarchTries)
+	c.OrderTries = maps.Clone(t.OrderTries)
 	if t.Units != nil {
 		c.Units = make(map[string]*UnitTurn, len(t.Units))
 		for k, u := range t.Units {
@@ -362,4 +405,49 @@ func (s *State) attach(general, unit string) {
 			}
 		}
 	}
+}
+
+// detachFrom releases every general attached to unit id (it is destroyed
+// or left the table): he stays where he stands.
+func (s *State) detachFrom(id string) {
+	for i := range s.Sides {
+		sd := &s.Sides[i]
+		if sd.CInC != nil && sd.CInC.AttachedTo == id {
+			sd.CInC.AttachedTo = ""
+		}
+		for j := range sd.Brigades {
+			if g := &sd.Brigades[j].General; g.AttachedTo == id {
+				g.AttachedTo = ""
+			}
+		}
+	}
+}
+
+// generalPtrs returns the mutable general (C-in-C or brigadier) with id:
+// his attachment and position.
+func (s *State) generalPtrs(id string) (attached *string, pos *geom.Vec) {
+	for i := range s.Sides {
+		sd := &s.Sides[i]
+		if sd.CInC != nil && sd.CInC.ID == id {
+			return &sd.CInC.AttachedTo, &sd.CInC.Position
+		}
+		for j := range sd.Brigades {
+			if g := &sd.Brigades[j].General; g.ID == id {
+				return &g.AttachedTo, &g.Position
+			}
+		}
+	}
+	return nil, nil
+}
+
+// brigade returns the brigade with id and its side, or nil.
+func (s *State) brigade(id string) (*Brigade, *Side) {
+	for i := range s.Sides {
+		for j := range s.Sides[i].Brigades {
+			if s.Sides[i].Brigades[j].ID == id {
+				return &s.Sides[i].Brigades[j], &s.Sides[i]
+			}
+		}
+	}
+	return nil, nil
 }

@@ -1,0 +1,96 @@
+package campaign
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/rules"
+)
+
+// The service's side of sealed flank marches (RULES.md F.1, PRODUCT.md
+// principle 6; docs/flank-marches.md). A flank.declare arrives with its
+// orders in the open; the service checks them, seals them with a fresh
+// secret salt in the vault under the hex SHA-256 of the sealed text (the
+// commitment), and hands the rules the commitment only. When the rules say
+// a command needs a march's orders (rules.FlankReveals: its arrival, a
+// mutual flank fight, the end of the battle), the service reads them from
+// the vault and stamps them on the command. Nothing sealed is ever written
+// to the log before the rules reveal it.
+
+// flankSaltBytes is the size of a flank march's secret salt.
+const flankSaltBytes = 32
+
+// flankName is where a march's sealed orders are kept: by commitment, so a
+// retried or refused declaration never collides with another.
+func flankName(key events.Key, commitment string) string {
+	return fmt.Sprintf("flank.%s.%s.%s", key.Campaign, key.Battle, commitment)
+}
+
+// prepareSealed stamps on a battle command what only the service may
+// supply besides the dice (prepare): campaign roster checks, the sealing of
+// a flank march's orders and the reveals the rules ask for. It is called
+// on every attempt of a command; a command already sealed is left so.
+func (s *Service) prepareSealed(ctx context.Context, key events.Key, st *rules.State, cmd rules.Command) (rules.Command, error) {
+	if err := s.checkRoster(ctx, key, cmd); err != nil {
+		return nil, err
+	}
+	if o := rules.FlankOrdersToSeal(cmd); o != nil {
+		if r := rules.CheckFlankOrders(st, o); r != nil {
+			return nil, r
+		}
+		var salt [flankSaltBytes]byte
+		if _, err := rand.Read(salt[:]); err != nil {
+			return nil, fmt.Errorf("campaign: flank march salt: %w", err)
+		}
+		sealed, commitment, err := rules.SealFlankOrders(*o, hex.EncodeToString(salt[:]))
+		if err != nil {
+			return nil, err
+		}
+		if err := s.vault.Put(ctx, flankName(key, commitment), []byte(sealed)); err != nil {
+			return nil, fmt.Errorf("campaign: seal flank march orders: %w", err)
+		}
+		cmd = rules.WithFlankCommitment(cmd, commitment)
+	}
+	for _, c := range rules.FlankReveals(st, cmd) {
+		raw, err := s.vault.Get(ctx, flankName(key, c))
+		if err != nil {
+			return nil, fmt.Errorf("campaign: sealed orders of the flank march committed to %.12s… in %s: %w", c, key, err)
+		}
+		cmd = rules.WithFlankReveal(cmd, c, string(raw))
+	}
+	return cmd, nil
+}
+
+// BattleView returns a battle's state as p may see it: the umpire sees
+// every flank march's sealed orders, a player those of their own side's
+// marches, and nobody the others' until the rules reveal them (F.1).
+func (s *Service) BattleView(ctx context.Context, key events.Key, p Principal) (*rules.State, error) {
+	st, _, err := s.State(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	umpire := p.Role == RoleUmpire
+	own := map[string]string{}
+	for _, m := range st.Flank.Marches {
+		if m.RevealedAt != "" || !(umpire || (p.Role == RolePlayer && p.Side == m.Side)) {
+			continue
+		}
+		raw, err := s.vault.Get(ctx, flankName(key, m.Commitment))
+		if errors.Is(err, events.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("campaign: sealed orders of flank march %d: %w", m.N, err)
+		}
+		own[m.Commitment] = string(raw)
+	}
+	side := ""
+	if p.Role == RolePlayer {
+		side = p.Side
+	}
+	return st.WithSealedOrders(own).ViewFor(side, umpire), nil
+}

@@ -1,0 +1,360 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/rules"
+)
+
+// Campaign standings and rosters (RULES.md V.3, V.4; docs/flank-marches.md).
+//
+// Both are derived, never stored: they fold the campaign's battles, in the
+// order of campaign.battle_added, from the battles' own streams. A battle
+// counts once it has ended: its battle.scored gives each side's points
+// (V.4), and its final state gives each side's roster for the next battle:
+// a unit that fought keeps its casualty markers, a destroyed unit is gone,
+// and the units of a flank march that never came on the table (lost, F.9,
+// or late), revealed as the battle ended, are back on the roster with no
+// losses (V.3). A unit first seen in a battle (deployed or flank-marching)
+// joins its side's roster. No second write is needed when a battle ends,
+// so nothing can be lost between two streams: the battle logs are the truth.
+
+// Standings is a campaign's results and rosters so far.
+type Standings struct {
+	Campaign string         `json:"campaign"`
+	Sides    []SideStanding `json:"sides"`
+	Battles  []BattleResult `json:"battles"`
+	Rosters  []Roster       `json:"rosters"`
+}
+
+// SideStanding is one side's campaign total (V.4).
+type SideStanding struct {
+	Side   string `json:"side"`
+	Name   string `json:"name"`
+	Points int    `json:"points"`
+	Played int    `json:"played"`
+	Won    int    `json:"won"`
+	Drawn  int    `json:"drawn"`
+	Lost   int    `json:"lost"`
+}
+
+// BattleResult is one battle of the campaign.
+type BattleResult struct {
+	Battle string `json:"battle"`
+	Name   string `json:"name,omitempty"`
+	Number int    `json:"number"`
+	// Status is the battle's status (ended battles count).
+	Status string `json:"status"`
+	// Points by side, in the campaign's side order.
+	Points []SidePoints `json:"points,omitempty"`
+	// Returned lists flank marchers that took no part and are back on
+	// their roster with no losses (V.3).
+	Returned []string `json:"returned,omitempty"`
+	// Destroyed lists units that are gone from the rosters.
+	Destroyed []string `json:"destroyed,omitempty"`
+}
+
+// SidePoints is one side's points in one battle.
+type SidePoints struct {
+	Side   string `json:"side"`
+	Points int    `json:"points"`
+}
+
+// Roster is a side's army as it stands for its next battle.
+type Roster struct {
+	Side  string       `json:"side"`
+	Units []RosterUnit `json:"units"`
+	// Destroyed units, gone for good.
+	Destroyed []string `json:"destroyed,omitempty"`
+}
+
+// RosterUnit is one unit of a side's roster.
+type RosterUnit struct {
+	ID      string `json:"id"`
+	Name    string `json:"name,omitempty"`
+	Type    string `json:"type"`
+	Markers int    `json:"markers"`
+	// Battles counts the battles it fought in (came on the table).
+	Battles int `json:"battles"`
+	// Last is the last battle it belonged to, and how: fought, or
+	// returned (a flank march that took no part).
+	Last    string `json:"last"`
+	LastWas string `json:"last_was"`
+}
+
+// Roster returns the side's roster, or nil.
+func (st *Standings) Roster(side string) *Roster {
+	for i := range st.Rosters {
+		if st.Rosters[i].Side == side {
+			return &st.Rosters[i]
+		}
+	}
+	return nil
+}
+
+// Unit returns a unit of the roster.
+func (r *Roster) Unit(id string) (RosterUnit, bool) {
+	if r == nil {
+		return RosterUnit{}, false
+	}
+	for _, u := range r.Units {
+		if u.ID == id {
+			return u, true
+		}
+	}
+	return RosterUnit{}, false
+}
+
+// Side returns a side's standing.
+func (st *Standings) Side(id string) SideStanding {
+	for _, s := range st.Sides {
+		if s.Side == id {
+			return s
+		}
+	}
+	return SideStanding{}
+}
+
+// FoldStandings folds a campaign's battles (their events by battle id)
+// into its standings, in the campaign's order of battles. It is pure.
+func FoldStandings(c State, battles map[string][]rules.Event) Standings {
+	out := Standings{Campaign: c.ID}
+	rosters := map[string]map[string]RosterUnit{}
+	destroyed := map[string][]string{}
+	for _, sd := range c.Sides {
+		out.Sides = append(out.Sides, SideStanding{Side: sd.ID, Name: sd.Name})
+		rosters[sd.ID] = map[string]RosterUnit{}
+	}
+	side := func(id string) *SideStanding {
+		for i := range out.Sides {
+			if out.Sides[i].Side == id {
+				return &out.Sides[i]
+			}
+		}
+		return nil
+	}
+	for _, b := range c.Battles {
+		st := rules.NewState()
+		for _, e := range battles[b.Battle] {
+			rules.Apply(st, e)
+		}
+		res := BattleResult{Battle: b.Battle, Name: b.Name, Number: b.Number, Status: st.Status}
+		if st.Status == rules.StatusNew {
+			res.Status = "not_created"
+		}
+		if st.Status != rules.StatusEnded || st.Victory.Score == nil {
+			out.Battles = append(out.Battles, res)
+			continue
+		}
+		sc := st.Victory.Score
+		best, bestSide, tie := -1, "", false
+		for _, sd := range c.Sides {
+			p := sc.Points(sd.ID)
+			res.Points = append(res.Points, SidePoints{Side: sd.ID, Points: p})
+			if ss := side(sd.ID); ss != nil {
+				ss.Points += p
+				ss.Played++
+			}
+			switch {
+			case p > best:
+				best, bestSide, tie = p, sd.ID, false
+			case p == best:
+				tie = true
+			}
+		}
+		for _, sd := range c.Sides {
+			ss := side(sd.ID)
+			switch {
+			case tie:
+				ss.Drawn++
+			case sd.ID == bestSide:
+				ss.Won++
+			default:
+				ss.Lost++
+			}
+		}
+		// Rosters: who fought keeps his losses; the destroyed are gone.
+		waiting := map[string]bool{}
+		for _, m := range st.Flank.Marches {
+			for _, id := range m.Waiting {
+				waiting[id] = true
+			}
+		}
+		ids := make([]string, 0, len(st.Units))
+		for id := range st.Units {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			u := st.Units[id]
+			r := rosters[u.Side]
+			if r == nil {
+				continue
+			}
+			ru, known := r[id]
+			ru.ID, ru.Name, ru.Type = id, u.Name, u.Type
+			switch {
+			case waiting[id]:
+				// Never on the table (or rallied off it): as it came.
+				if !known {
+					ru.Markers = u.Markers
+				}
+				ru.Last, ru.LastWas = b.Battle, "returned"
+				res.Returned = append(res.Returned, id)
+				r[id] = ru
+			case u.Status == rules.UnitDestroyed:
+				delete(r, id)
+				destroyed[u.Side] = append(destroyed[u.Side], id)
+				res.Destroyed = append(res.Destroyed, id)
+			default:
+				ru.Markers, ru.Battles, ru.Last, ru.LastWas = u.Markers, ru.Battles+1, b.Battle, "fought"
+				r[id] = ru
+			}
+		}
+		// Flank marches that never arrived: back with no losses (V.3).
+		for _, m := range st.Flank.Marches {
+			if m.RevealedAt != rules.RevealBattleEnd || m.Orders == nil || rosters[m.Side] == nil {
+				continue
+			}
+			for _, fb := range m.Orders.Brigades {
+				for _, fu := range fb.Units {
+					ru, known := rosters[m.Side][fu.ID]
+					ru.ID, ru.Type = fu.ID, fu.Type
+					if ru.Name == "" {
+						ru.Name = fu.Name
+					}
+					if ru.Name == "" {
+						ru.Name = fu.ID
+					}
+					if !known {
+						ru.Markers = fu.Markers
+					}
+					ru.Last, ru.LastWas = b.Battle, "returned"
+					rosters[m.Side][fu.ID] = ru
+					res.Returned = append(res.Returned, fu.ID)
+				}
+			}
+		}
+		out.Battles = append(out.Battles, res)
+	}
+	for _, sd := range c.Sides {
+		r := Roster{Side: sd.ID, Destroyed: destroyed[sd.ID]}
+		for _, u := range rosters[sd.ID] {
+			r.Units = append(r.Units, u)
+		}
+		sort.Slice(r.Units, func(i, j int) bool { return r.Units[i].ID < r.Units[j].ID })
+		out.Rosters = append(out.Rosters, r)
+	}
+	return out
+}
+
+// battleEvents reads and decodes one battle's stream, without the cache
+// (and its lock): standings read other battles while a command holds its own.
+func (s *Service) battleEvents(ctx context.Context, key events.Key) ([]rules.Event, error) {
+	envs, err := s.log.Read(ctx, key, 0)
+	if err != nil {
+		return nil, fmt.Errorf("campaign: read %s: %w", key, err)
+	}
+	out := make([]rules.Event, 0, len(envs))
+	for i := range envs {
+		payload, err := Registry().Upcast(&envs[i])
+		if err != nil {
+			return nil, fmt.Errorf("campaign: %s: %w", key, err)
+		}
+		ev, err := rules.DecodeEvent(envs[i].Type, payload)
+		if err != nil {
+			return nil, fmt.Errorf("campaign: %s event %s: %w", key, envs[i].ID, err)
+		}
+		out = append(out, ev)
+	}
+	return out, nil
+}
+
+// Standings folds a campaign's battles into its standings and rosters.
+func (s *Service) Standings(ctx context.Context, campaign string) (Standings, error) {
+	return s.standingsBefore(ctx, campaign, "")
+}
+
+// standingsBefore is the standings from the campaign's battles before
+// battle (all of them when battle is "" or not in the campaign).
+func (s *Service) standingsBefore(ctx context.Context, campaign, battle string) (Standings, error) {
+	c, err := s.Campaign(ctx, campaign)
+	if err != nil {
+		return Standings{}, err
+	}
+	if i := slices.IndexFunc(c.Battles, func(b BattleAdded) bool { return b.Battle == battle }); i >= 0 {
+		c.Battles = c.Battles[:i]
+	}
+	logs := map[string][]rules.Event{}
+	for _, b := range c.Battles {
+		evs, err := s.battleEvents(ctx, events.Key{Campaign: campaign, Battle: b.Battle})
+		if err != nil {
+			return Standings{}, err
+		}
+		logs[b.Battle] = evs
+	}
+	return FoldStandings(c, logs), nil
+}
+
+// rosterUnit is a unit a command brings into a battle.
+type rosterUnit struct {
+	id      string
+	markers int
+}
+
+// checkRoster refuses a deployment or a flank march that brings back a
+// unit the campaign lost, or brings one with fewer casualty markers than
+// its roster carries (losses are kept from battle to battle, V.3). A unit
+// the roster does not know is a new one (a reinforcement): the umpire's
+// business, not refused.
+func (s *Service) checkRoster(ctx context.Context, key events.Key, cmd rules.Command) error {
+	var side string
+	var units []rosterUnit
+	switch c := cmd.(type) {
+	case *rules.DeployArmy:
+		side = c.Side
+		for _, b := range c.Brigades {
+			for _, u := range b.Units {
+				units = append(units, rosterUnit{u.ID, u.Markers})
+			}
+		}
+	case *rules.DeclareFlankMarch:
+		if c.Orders == nil {
+			return nil
+		}
+		side = c.Side
+		for _, b := range c.Orders.Brigades {
+			for _, u := range b.Units {
+				units = append(units, rosterUnit{u.ID, u.Markers})
+			}
+		}
+	default:
+		return nil
+	}
+	st, err := s.standingsBefore(ctx, key.Campaign, key.Battle)
+	if err != nil {
+		return err
+	}
+	return st.checkUnits(side, units)
+}
+
+func (st *Standings) checkUnits(side string, units []rosterUnit) error {
+	r := st.Roster(side)
+	if r == nil {
+		return nil
+	}
+	for _, u := range units {
+		if slices.Contains(r.Destroyed, u.id) {
+			return &rules.Refusal{Rule: "V.3", Code: "roster.destroyed", Message: fmt.Sprintf("unit %s of %s was destroyed in an earlier battle of the campaign: it is no longer on the roster", u.id, side)}
+		}
+		if ru, ok := r.Unit(u.id); ok && u.markers < ru.Markers {
+			return &rules.Refusal{Rule: "V.3", Code: "roster.losses", Message: fmt.Sprintf("unit %s carries %d casualty markers from battle %s; losses are kept: %d given", u.id, ru.Markers, ru.Last, u.markers),
+				Numbers: map[string]float64{"markers": float64(ru.Markers), "given": float64(u.markers)}}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/clubledger/ledger/rules/geom"
+)
+
+// decideFire judges unit.fire: a unit on the table fired (entered, not
+// judged: the texts give no firing rules). It halves the unit's normal move
+// this turn under the movement_table option (M.5).
+func decideFire(s *State, c *FireUnit) ([]Event, *Refusal) {
+	if r := s.inProgress(); r != nil {
+		return nil, r
+	}
+	u := s.Units[c.Unit]
+	if u == nil {
+		return nil, refuse(RuleInput, "unknown_unit", "no unit %q in this battle", c.Unit)
+	}
+	if !u.active() {
+		return nil, refuse("T.4", "unit_inactive", "unit %s is %s and cannot fire", u.ID, u.Status)
+	}
+	if c.Target != "" {
+		if t := s.Units[c.Target]; t == nil || t.Side == u.Side || !t.active() {
+			return nil, refuse(RuleInput, "bad_target", "fire target %q is not an enemy unit on the table", c.Target)
+		}
+	}
+	return []Event{&UnitFired{Turn: s.Turn, Phase: s.Phase, Unit: u.ID, Target: c.Target, EnteredBy: c.EnteredBy, Note: c.Note}}, nil
+}
+
+// decideCombat judges combat.record (T.4): the outcome is entered, and the
+// ledger keeps the state consistent: markers never below zero, a destroyed
+// or departed unit takes no further results, a rally only for a unit not in
+// good order, disorder only for one in good order; a retreat or rout of
+// cavalry or horse artillery goes the M.17 distance (a fraction of the fixed
+// distance plus a recorded roll, in the battle's unit), any other the
+// distance entered; a unit that would not end wholly on the table leaves it.
+func decideCombat(s *State, c *RecordCombat, dice Dice) ([]Event, *Refusal, error) {
+	rs, m := s.Ruleset, s.Measurement
+	if r := s.inProgress(); r != nil {
+		return nil, r, nil
+	}
+	u := s.Units[c.Unit]
+	if u == nil {
+		return nil, refuse(RuleInput, "unknown_unit", "no unit %q in this battle", c.Unit), nil
+	}
+	if !u.active() {
+		return nil, refuse("T.4", "unit_inactive", "unit %s is %s: no further combat results", u.ID, u.Status), nil
+	}
+	if !slices.Contains(combatResults, c.Result) {
+		return nil, refuse(RuleInput, "bad_result", "combat result %q: want one of %s", c.Result, strings.Join(combatResults, ", ")), nil
+	}
+	ev := &CombatRecorded{Turn: s.Turn, Phase: s.Phase, Unit: u.ID, Result: c.Result, MarkersBefore: u.Markers, Markers: u.Markers + c.Markers,
+		StatusBefore: u.Status, Status: u.Status, EnteredBy: c.EnteredBy, Note: c.Note}
+	if ev.Markers < 0 {
+		return nil, refuse("T.4", "markers_below_zero", "unit %s has %s; removing %d would leave %d", u.ID, plural(u.Markers, "casualty marker", "casualty markers"), -c.Markers, ev.Markers).
+			with("markers", u.Markers, "change", c.Markers), nil
+	}
+	var evs []Event
+	switch c.Result {
+	case ResultCasualties:
+		if c.Markers == 0 {
+			return nil, refuse(RuleInput, "no_markers", "a casualties result adds (or removes, negative) markers: markers is 0"), nil
+		}
+	case ResultDisorder:
+		if u.Status != UnitOK {
+			return nil, refuse("T.4", "not_in_good_order", "unit %s is %s, not in good order: it cannot become disordered", u.ID, u.Status), nil
+		}
+		ev.Status = UnitDisordered
+	case ResultRally:
+		if u.Status == UnitOK {
+			return nil, refuse("T.4", "in_good_order", "unit %s is in good order: nothing to rally", u.ID), nil
+		}
+		ev.Status = UnitOK
+	case ResultDestroyed:
+		ev.Status = UnitDestroyed
+	case ResultRetreat, ResultRout:
+		if c.Toward == nil || !c.Toward.IsFinite() || geom.Dist(*c.Toward, u.Base.Center) <= geom.Eps {
+			return nil, refuse(RuleInput, "no_direction", "a %s moves the unit toward a point (toward: {x, y}) other than its centre", c.Result), nil
+		}
+		dist := c.Distance
+		if fixed, ok := rs.Movement.Retreat.Fixed[u.Type]; ok {
+			if c.Distance != 0 {
+				return nil, refuse("M.17", "distance_is_rolled", "%s %s %s of %s plus %s (M.17): the distance is not entered", u.Type, c.Result+"s", fmtFraction(rs.Movement.Retreat.Fraction), fmtLen(fixed.For(m), m), rs.Movement.Retreat.Dice).
+					with("distance", c.Distance), nil
+			}
+			spec := rs.Movement.Retreat.Dice
+			counter := s.RollCounter + 1
+			purpose := c.Result + ":" + u.ID
+			rolled, err := roll(dice, RollRequest{Counter: counter, Purpose: purpose, Count: spec.Count, Sides: spec.Sides})
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", CmdCombatRecord, err)
+			}
+			evs = append(evs, newDiceRolled(s, counter, purpose, spec, rolled, CmdCombatRecord))
+			ev.Fixed, ev.Fraction = fixed.For(m), rs.Movement.Retreat.Fraction
+			ev.Roll = &RollRecord{Counter: counter, Values: rolled.Values, Total: sum(rolled.Values)}
+			dist = ev.Fraction*ev.Fixed + float64(ev.Roll.Total)
+		} else if !(c.Distance > 0) || !finite(c.Distance) {
+			return nil, refuse(RuleInput, "no_distance", "the texts give no %s distance for %s: enter it (distance)", c.Result, u.Type), nil
+		}
+		dir := c.Toward.Sub(u.Base.Center)
+		to := u.Base.Translate(dir.Scale(dist / dir.Len()))
+		if c.Facing != nil {
+			if !finite(*c.Facing) {
+				return nil, refuse(RuleInput, "bad_facing", "facing is not a number"), nil
+			}
+			to.Facing = geom.NormDeg(*c.Facing)
+		}
+		from := u.Base
+		ev.From, ev.To, ev.Distance = &from, &to, round6(dist)
+		ev.Status = UnitRetreating
+		if c.Result == ResultRout {
+			ev.Status = UnitRouted
+		}
+		if !s.Table.Contains(to) {
+			ev.OffTable, ev.Status = true, UnitOffTable
+		}
+	}
+	return append(evs, ev), nil, nil
+}
+
+// fmtFraction renders 0.5 as "half", else the number.
+func fmtFraction(f float64) string {
+	if f == 0.5 {
+		return "half"
+	}
+	return fmt.Sprintf("%g", f)
+}

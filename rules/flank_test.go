@@ -1,0 +1,467 @@
+package rules
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// vault plays the service's part for flank marches (campaign/sealed.go):
+// it seals the orders a flank.declare carries, keeps them by commitment and
+// supplies the reveals a command needs.
+type vault struct {
+	sealed map[string]string
+	n      int
+}
+
+func newVault() *vault { return &vault{sealed: map[string]string{}} }
+
+func (v *vault) prep(t testing.TB, s *State, c Command) Command {
+	t.Helper()
+	if o := FlankOrdersToSeal(c); o != nil {
+		if r := CheckFlankOrders(s, o); r != nil {
+			t.Fatalf("orders refused before sealing: %v", r)
+		}
+		v.n++
+		txt, cm, err := SealFlankOrders(*o, fmt.Sprintf("%032x", v.n*7919))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.sealed[cm] = txt
+		c = WithFlankCommitment(c, cm)
+	}
+	for _, cm := range FlankReveals(s, c) {
+		c = WithFlankReveal(c, cm, v.sealed[cm])
+	}
+	return c
+}
+
+func (v *vault) do(t testing.TB, s *State, name, body string, dice ...int) []Event {
+	t.Helper()
+	return mustDecide(t, s, v.prep(t, s, cmd(t, name, body)), NewFixedDice(dice...))
+}
+
+func (v *vault) no(t testing.TB, s *State, name, body, rule, code string, dice ...int) *Refusal {
+	t.Helper()
+	return refused(t, s, v.prep(t, s, cmd(t, name, body)), NewFixedDice(dice...), rule, code)
+}
+
+// flankBody is red's march on the west edge: a brigade of two battalions
+// and a battery, entering at (0, 30).
+const flankBody = `{"side":"red","edge":"west","orders":{"entry":{"x":0,"y":30},"brigades":[
+	{"id":"rf","name":"Flank","order":"attack","general":{"id":"rf-gen","rating":8},
+	 "units":[{"id":"rf-inf1","type":"infantry"},{"id":"rf-inf2","type":"infantry"},{"id":"rf-art","type":"light_artillery","formation":"limbered"}]}]}}`
+
+// flankSetup is setup with no turn limit and an extra body of battle.create.
+func flankSetup(t testing.TB, extra string) ([]Event, *State) {
+	t.Helper()
+	s := NewState()
+	body := strings.Replace(createBody, `"turn_limit":4}`, `"turn_limit":0`+extra+`}`, 1)
+	var all []Event
+	all = append(all, mustDecide(t, s, cmd(t, CmdBattleCreate, body), nil)...)
+	all = append(all, mustDecide(t, s, cmd(t, CmdArmyDeploy, redBody), nil)...)
+	all = append(all, mustDecide(t, s, cmd(t, CmdArmyDeploy, blueBody), nil)...)
+	all = append(all, mustDecide(t, s, cmd(t, CmdBattleStart, ``), nil)...)
+	return all, s
+}
+
+// toPhase ends phases until it is turn's phase, handing the movement phase
+// over to side when it is not the phasing side's.
+func toPhase(t testing.TB, v *vault, s *State, turn int, phase, side string) []Event {
+	t.Helper()
+	var evs []Event
+	for s.Turn < turn || s.Phase != phase {
+		evs = append(evs, v.do(t, s, CmdPhaseEnd, `{"side":"`+s.Phasing+`"}`)...)
+	}
+	if phase == PhaseMovement && side != "" && side != s.Phasing {
+		evs = append(evs, v.do(t, s, CmdMovementHandOver, `{"side":"`+s.Phasing+`"}`)...)
+	}
+	return evs
+}
+
+func TestFlankDeclare(t *testing.T) {
+	_, s := flankSetup(t, "")
+	v := newVault()
+	v.no(t, s, CmdFlankDeclare, strings.Replace(flankBody, `"side":"red"`, `"side":"blue"`, 1), "F.1", "not_own_command_phase", 3)
+	refused(t, s, WithFlankCommitment(cmd(t, CmdFlankDeclare, strings.Replace(flankBody, `"west"`, `"left"`, 1)), strings.Repeat("a", 64)), NewFixedDice(3), RuleInput, "bad_edge")
+	// The orders in the open, not sealed by the service: refused.
+	refused(t, s, cmd(t, CmdFlankDeclare, flankBody), NewFixedDice(3), "F.1", "orders_in_open")
+	refused(t, s, cmd(t, CmdFlankDeclare, `{"side":"red","edge":"west"}`), NewFixedDice(3), "F.1", "no_commitment")
+
+	evs := v.do(t, s, CmdFlankDeclare, flankBody, 3)
+	roll, decl := findEvent[*DiceRolled](evs), findEvent[*FlankDeclared](evs)
+	if roll == nil || roll.Purpose != "flank:red:west" || decl == nil || decl.Roll != 3 || decl.ArrivalTurn != 3 || decl.Entry != EntryOrdered || decl.Exclusion != 12 {
+		t.Fatalf("declared: %s", eventsJSON(t, evs))
+	}
+	v.no(t, s, CmdFlankDeclare, flankBody, "F.1", "already_declared", 2)
+	// F.2 roll 3: "after 2 turns".
+	toPhase(t, v, s, 1, PhaseMovement, "red")
+	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1"}`, "F.2", "not_arrived")
+	toPhase(t, v, s, 2, PhaseMovement, "red")
+	r := v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1"}`, "F.2", "not_arrived")
+	if r.Numbers["arrival_turn"] != 3 || r.Numbers["turn"] != 2 {
+		t.Fatalf("numbers %v", r.Numbers)
+	}
+	toPhase(t, v, s, 3, PhaseCommand, "")
+	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1"}`, "F.5", "not_movement_phase")
+	toPhase(t, v, s, 3, PhaseMovement, "red")
+	v.no(t, s, CmdFlankEnter, `{"side":"blue","march":1,"unit":"rf-inf1"}`, "F.1", "not_own_march")
+	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1","to":{"x":7,"y":30}}`, "F.5", "move_too_far")
+	evs = v.do(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1","to":{"x":6.75,"y":30}}`)
+	rev, in := findEvent[*FlankRevealed](evs), findEvent[*FlankUnitEntered](evs)
+	if rev == nil || rev.Reason != RevealArrival || flankCommitment(rev.Sealed) != rev.Commitment || in == nil || in.Allowance != 6 || in.Distance != 6 {
+		t.Fatalf("entered: %s", eventsJSON(t, evs))
+	}
+	if u := s.Units["rf-inf1"]; u.Status != UnitOK || u.Base.Center.X != 6.75 || u.Base.Facing != 90 {
+		t.Fatalf("rf-inf1 %+v", u)
+	}
+	if u := s.Units["rf-inf2"]; u.Status != UnitOffTable {
+		t.Fatalf("rf-inf2 waits off the table, got %+v", u)
+	}
+	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1"}`, "F.5", "already_entered")
+	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"b1-inf1"}`, "F.1", "not_in_march")
+	// F.6: off the table, no firing.
+	if r := s.fireRefusal("rf-inf2"); r == nil || r.Rule != "F.6" {
+		t.Fatalf("fire from off the table: %v", r)
+	}
+	// F.3 only for artillery arriving at once: roll 3 gives the battery its normal move.
+	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-art","to":{"x":10.6,"y":30}}`, "F.5", "move_too_far")
+}
+
+func TestFlankRevealMismatch(t *testing.T) {
+	_, s := flankSetup(t, "")
+	v := newVault()
+	v.do(t, s, CmdFlankDeclare, flankBody, 1)
+	toPhase(t, v, s, 1, PhaseMovement, "red")
+	m := s.Flank.Marches[0]
+	// Another composition (one battalion fewer) sealed with the same salt.
+	var sf sealedFlank
+	if err := json.Unmarshal([]byte(v.sealed[m.Commitment]), &sf); err != nil {
+		t.Fatal(err)
+	}
+	sf.Orders.Brigades[0].Units = sf.Orders.Brigades[0].Units[1:]
+	other, _, err := SealFlankOrders(sf.Orders, sf.Salt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := WithFlankReveal(cmd(t, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf2"}`), m.Commitment, other)
+	refused(t, s, c, nil, "F.1", "reveal_mismatch")
+	refused(t, s, cmd(t, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf2"}`), nil, "F.1", "no_reveal")
+	v.do(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf2"}`)
+}
+
+func TestFlankArtilleryAtOnce(t *testing.T) {
+	_, s := flankSetup(t, "")
+	v := newVault()
+	v.do(t, s, CmdFlankDeclare, flankBody, 1)
+	toPhase(t, v, s, 1, PhaseMovement, "red")
+	// Limbered light guns: normal move 9", twice at once (F.3).
+	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-art","to":{"x":19.6,"y":30}}`, "F.5", "move_too_far")
+	evs := v.do(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-art","to":{"x":19.5,"y":30}}`)
+	if e := findEvent[*FlankUnitEntered](evs); !e.ExtraMove || e.Allowance != 18 {
+		t.Fatalf("F.3: %+v", e)
+	}
+	// Infantry gets no extra move.
+	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1","to":{"x":6.8,"y":30}}`, "F.5", "move_too_far")
+}
+
+func TestFlankEntryOccupied(t *testing.T) {
+	_, s := flankSetup(t, "")
+	v := newVault()
+	v.do(t, s, CmdFlankDeclare, flankBody, 1)
+	toPhase(t, v, s, 1, PhaseMovement, "red")
+	v.do(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1"}`)
+	// The first battalion stands on the entry point: the next waits (F.5).
+	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf2"}`, "F.5", "entry_occupied")
+	// Next turn it has moved off.
+	toPhase(t, v, s, 2, PhaseCommand, "")
+	toPhase(t, v, s, 3, PhaseCommand, "")
+	v.do(t, s, CmdOrderGive, `{"general":"rf-gen","units":["rf-inf1"],"content":{"action":"move"}}`, 3, 3)
+	v.do(t, s, CmdUnitMove, `{"unit":"rf-inf1","to":{"x":6.75,"y":30}}`)
+	toPhase(t, v, s, 3, PhaseMovement, "red")
+	v.do(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf2"}`)
+}
+
+func TestFlankEdgeExclusion(t *testing.T) {
+	_, s := flankSetup(t, "")
+	v := newVault()
+	v.do(t, s, CmdFlankDeclare, flankBody, 4)
+	toPhase(t, v, s, 2, PhaseCommand, "")
+	v.do(t, s, CmdOrderGive, `{"general":"b1-gen","units":["b1-inf1"],"content":{"action":"move"}}`, 3, 3)
+	// b1-inf1 (4.5" wide) at x=20: its west side 17.75" from the west edge.
+	r := v.no(t, s, CmdUnitMove, `{"unit":"b1-inf1","to":{"x":14,"y":38}}`, "F.8", "flank_edge")
+	if r.Numbers["distance"] != 11.75 || r.Numbers["exclusion"] != 12 {
+		t.Fatalf("numbers %v", r.Numbers)
+	}
+	v.do(t, s, CmdUnitMove, `{"unit":"b1-inf1","to":{"x":14.25,"y":38}}`)
+}
+
+func TestFlankOpponentView(t *testing.T) {
+	evs, s := flankSetup(t, "")
+	v := newVault()
+	evs = append(evs, v.do(t, s, CmdFlankDeclare, flankBody, 4)...)
+	for _, e := range evs {
+		b, _ := json.Marshal(e)
+		for _, secret := range []string{"rf-", `"entry":{`, `"y":30`} {
+			if _, created := e.(*BattleCreated); created && secret == `"entry":{` {
+				continue // the ruleset's arrival table has entries
+			}
+			if e.Audience() == AudienceAll && strings.Contains(string(b), secret) {
+				t.Fatalf("%s (audience %s) holds %q: %s", e.EventType(), e.Audience(), secret, b)
+			}
+		}
+	}
+	full := s.WithSealedOrders(v.sealed)
+	if full.Flank.Marches[0].Orders == nil {
+		t.Fatal("the sealed orders did not attach")
+	}
+	for _, c := range []struct {
+		side   string
+		umpire bool
+		sees   bool
+	}{{"blue", false, false}, {"red", false, true}, {"", true, true}, {"", false, false}} {
+		view := full.ViewFor(c.side, c.umpire)
+		b, _ := json.Marshal(view)
+		if got := strings.Contains(string(b), "rf-inf1") || strings.Contains(string(b), `"entry":{`); got != c.sees {
+			t.Errorf("%s umpire=%v sees the orders: %v", c.side, c.umpire, got)
+		}
+		if m := view.Flank.Marches[0]; m.Edge != "west" || m.Commitment == "" {
+			t.Errorf("%s view lost the edge or commitment: %+v", c.side, m)
+		}
+	}
+	if b, _ := json.Marshal(s.ViewFor("blue", false)); string(b) != stateJSON(t, s) {
+		t.Error("the folded state holds nothing hidden, its view for blue is the same")
+	}
+}
+
+func TestFlankOpponentChoice(t *testing.T) {
+	wood := `,"terrain":[{"name":"wood","kind":"difficult","outline":[{"x":0,"y":20},{"x":5,"y":20},{"x":5,"y":25},{"x":0,"y":25}]}]`
+	_, s := flankSetup(t, wood)
+	v := newVault()
+	evs := v.do(t, s, CmdFlankDeclare, flankBody, 5)
+	if d := findEvent[*FlankDeclared](evs); d.Entry != EntryOpponentChoice || d.ArrivalTurn != 5 {
+		t.Fatalf("roll 5: %+v", d)
+	}
+	toPhase(t, v, s, 5, PhaseMovement, "red")
+	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1"}`, "F.4", "entry_not_chosen")
+	v.no(t, s, CmdFlankChooseEntry, `{"side":"red","march":1,"entry":{"x":0,"y":40}}`, "F.4", "not_opponent")
+	v.no(t, s, CmdFlankChooseEntry, `{"side":"blue","march":1,"entry":{"x":1,"y":40}}`, "F.4", "entry_not_on_edge")
+	v.no(t, s, CmdFlankChooseEntry, `{"side":"blue","march":1,"entry":{"x":0,"y":22}}`, "F.4", "entry_in_difficult_terrain")
+	v.do(t, s, CmdFlankChooseEntry, `{"side":"blue","march":1,"entry":{"x":0,"y":40}}`)
+	v.no(t, s, CmdFlankChooseEntry, `{"side":"blue","march":1,"entry":{"x":0,"y":41}}`, "F.4", "already_chosen")
+	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf2"}`, "F.4", "entry_order")
+	evs = v.do(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1","to":{"x":5,"y":40}}`)
+	if e := findEvent[*FlankUnitEntered](evs); e.Entry.Y != 40 || e.From.Center.X != 0.75 {
+		t.Fatalf("entered at %+v", e)
+	}
+}
+
+func TestFlankRally(t *testing.T) {
+	_, s := flankSetup(t, "")
+	v := newVault()
+	v.do(t, s, CmdFlankDeclare, flankBody, 1)
+	toPhase(t, v, s, 1, PhaseMovement, "red")
+	v.do(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1","to":{"x":3,"y":30}}`)
+	v.no(t, s, CmdFlankRally, `{"unit":"rf-inf1"}`, "F.7", "not_gone_off_table")
+	v.do(t, s, CmdCombatRecord, `{"unit":"rf-inf1","result":"rout","toward":{"x":-10,"y":30},"distance":6}`)
+	if s.Units["rf-inf1"].Status != UnitOffTable {
+		t.Fatalf("routed off: %+v", s.Units["rf-inf1"])
+	}
+	v.do(t, s, CmdCombatRecord, `{"unit":"r1-inf1","result":"rout","toward":{"x":20,"y":-10},"distance":20}`)
+	v.no(t, s, CmdFlankRally, `{"unit":"r1-inf1"}`, "F.7", "not_flank_marcher")
+	v.do(t, s, CmdFlankRally, `{"unit":"rf-inf1","note":"rallied on 4+"}`)
+	if m := s.Flank.Marches[0]; len(m.Waiting) != 3 || m.Waiting[2] != "rf-inf1" {
+		t.Fatalf("waiting %v", m.Waiting)
+	}
+	v.do(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1","to":{"x":3,"y":30}}`)
+}
+
+// TestFlankLostScore: a roll of 6 loses the march (F.2); it takes no part
+// and is left out of both sides' points (F.9, V.3), checked against a
+// score computed by hand.
+func TestFlankLostScore(t *testing.T) {
+	obj := `,"objectives":[{"id":"hill","name":"The hill","value":5,"position":{"x":36,"y":24}},{"id":"bridge","value":2}]`
+	for _, c := range []struct {
+		overlay   string
+		red, blue int
+	}{
+		// red: blue's b1-inf1 destroyed (infantry 3) + the hill (5) = 8;
+		// blue: red's r1-inf1 destroyed (infantry 3) + r2-lc routed off the
+		// table (light cavalry 2) = 5. The lost march (2 infantry, 1 light
+		// gun: 8 points) counts for neither.
+		{"", 8, 5},
+		// With lost_flank_marchers_count, blue scores them too: 5 + 8.
+		{`,"ruleset":"victory: {lost_flank_marchers_count: true}"`, 8, 13},
+	} {
+		evs, s := flankSetup(t, obj+c.overlay)
+		v := newVault()
+		evs = append(evs, v.do(t, s, CmdFlankDeclare, flankBody, 6)...)
+		if d := findEvent[*FlankDeclared](evs); d.Entry != EntryLost || d.ArrivalTurn != 0 {
+			t.Fatalf("roll 6: %+v", d)
+		}
+		evs = append(evs, toPhase(t, v, s, 1, PhaseMovement, "red")...)
+		v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1"}`, "F.2", "march_lost")
+		for _, body := range []string{
+			`{"unit":"b1-inf1","result":"destroyed"}`,
+			`{"unit":"r1-inf1","result":"destroyed"}`,
+			`{"unit":"r2-lc","result":"rout","toward":{"x":50,"y":-10}}`,
+		} {
+			evs = append(evs, v.do(t, s, CmdCombatRecord, body, 6)...)
+		}
+		evs = append(evs, v.do(t, s, CmdObjectiveHold, `{"objective":"hill","side":"red"}`)...)
+		evs = append(evs, v.do(t, s, CmdObjectiveHold, `{"objective":"bridge","side":"blue"}`)...)
+		evs = append(evs, v.do(t, s, CmdObjectiveHold, `{"objective":"bridge","side":""}`)...)
+		v.no(t, s, CmdObjectiveHold, `{"objective":"mill","side":"red"}`, "V.2", "unknown_objective")
+		// Without the sealed orders the battle cannot end: the log must say who was lost.
+		refused(t, s, cmd(t, CmdBattleEnd, `{"reason":"agreed"}`), nil, "F.1", "no_reveal")
+		end := v.do(t, s, CmdBattleEnd, `{"reason":"agreed"}`)
+		evs = append(evs, end...)
+		types := make([]string, len(end))
+		for i, e := range end {
+			types[i] = e.EventType()
+		}
+		if strings.Join(types, " ") != "flank.revealed battle.scored battle.ended" {
+			t.Fatalf("end events %v", types)
+		}
+		sc := findEvent[*BattleScored](end)
+		if sc.Points("red") != c.red || sc.Points("blue") != c.blue {
+			t.Fatalf("%s: score red %d blue %d, want %d %d: %s", c.overlay, sc.Points("red"), sc.Points("blue"), c.red, c.blue, eventsJSON(t, end))
+		}
+		if c.overlay == "" && len(sc.Excluded) != 3 {
+			t.Fatalf("excluded %+v", sc.Excluded)
+		}
+		if got, want := stateJSON(t, replayJSON(t, evs)), stateJSON(t, s); got != want {
+			t.Fatal("replay differs from live")
+		}
+	}
+}
+
+// TestFlankMutual: two sides' marches on one edge fight it out (F.10) by
+// the ruleset's table, measured in units or victory points.
+func TestFlankMutual(t *testing.T) {
+	blueMarch := func(units ...string) string {
+		var us []string
+		for i, ty := range units {
+			us = append(us, fmt.Sprintf(`{"id":"bf-%d","type":%q}`, i, ty))
+		}
+		return `{"side":"blue","edge":"west","orders":{"entry":{"x":0,"y":40},"brigades":[{"id":"bf","order":"attack","general":{"id":"bf-gen","rating":7},"units":[` + strings.Join(us, ",") + `]}]}}`
+	}
+	for _, c := range []struct {
+		name       string
+		overlay    string
+		blue       []string
+		result     string
+		winner     string
+		percent    int
+		red, blueM FlankChange
+	}{
+		// red 3 units (declared turn 1, roll 2: turn 2) against blue's (turn 2, roll 2: turn 3).
+		{"equal", "", []string{"infantry", "infantry", "infantry"}, MutualBothDelayed, "", 0,
+			FlankChange{March: 1, Entry: EntryOrdered, ArrivalTurn: 3}, FlankChange{March: 2, Entry: EntryOrdered, ArrivalTurn: 4}},
+		{"red by 50%", "", []string{"infantry", "infantry"}, MutualLoserRetires, "red", 50,
+			FlankChange{March: 1, Entry: EntryOrdered, ArrivalTurn: 2}, FlankChange{March: 2, Entry: EntryOpponentChoice, ArrivalTurn: 6}},
+		{"red by 200%", "", []string{"infantry"}, MutualLoserLost, "red", 200,
+			FlankChange{March: 1, Entry: EntryOrdered, ArrivalTurn: 2}, FlankChange{March: 2, Entry: EntryLost}},
+		{"blue by 33%", "", []string{"infantry", "infantry", "infantry", "infantry"}, MutualLoserDelayed, "blue", 33,
+			FlankChange{March: 1, Entry: EntryOrdered, ArrivalTurn: 3}, FlankChange{March: 2, Entry: EntryOrdered, ArrivalTurn: 3}},
+		// In victory points red has 3+3+2 = 8, blue 4+4 = 8: equal.
+		{"victory points", `,"ruleset":"flank_march: {mutual_measure: victory_points}"`, []string{"heavy_cavalry", "heavy_cavalry"}, MutualBothDelayed, "", 0,
+			FlankChange{March: 1, Entry: EntryOrdered, ArrivalTurn: 3}, FlankChange{March: 2, Entry: EntryOrdered, ArrivalTurn: 4}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, s := flankSetup(t, c.overlay)
+			v := newVault()
+			v.do(t, s, CmdFlankDeclare, flankBody, 2)
+			toPhase(t, v, s, 2, PhaseCommand, "")
+			evs := v.do(t, s, CmdFlankDeclare, blueMarch(c.blue...), 2)
+			f := findEvent[*FlankFightResolved](evs)
+			if f == nil || f.Result != c.result || f.Winner != c.winner || f.Percent != c.percent {
+				t.Fatalf("fight: %s", eventsJSON(t, evs))
+			}
+			for _, want := range []FlankChange{c.red, c.blueM} {
+				m := s.march(want.March)
+				if m.Entry != want.Entry || m.ArrivalTurn != want.ArrivalTurn {
+					t.Errorf("march %d: %s turn %d, want %s turn %d", m.N, m.Entry, m.ArrivalTurn, want.Entry, want.ArrivalTurn)
+				}
+			}
+			b, _ := json.Marshal(f)
+			if strings.Contains(string(b), "bf-") || strings.Contains(string(b), "rf-") {
+				t.Fatalf("the fight leaks the orders: %s", b)
+			}
+		})
+	}
+}
+
+func TestFlankRulesetValidation(t *testing.T) {
+	for _, bad := range []string{
+		"flank_march: {mutual_measure: men}",
+		"flank_march: {mutual: [{min_percent: 0, result: explode}]}",
+		"flank_march: {mutual: [{min_percent: 5, result: loser_lost}]}",
+		"flank_march: {mutual: [{min_percent: 0, max_percent: 50, result: loser_lost}]}",
+	} {
+		if _, err := LoadRuleset(nil, []byte(bad)); err == nil {
+			t.Errorf("overlay %q: want an error", bad)
+		}
+	}
+	_, s := setup(t)
+	refused(t, s, cmd(t, CmdObjectiveHold, `{"objective":"x"}`), nil, "V.2", "unknown_objective")
+	refused(t, NewState(), cmd(t, CmdBattleCreate, strings.Replace(createBody, `"turn_limit":4}`, `"objectives":[{"id":"a","value":-1}]}`, 1)), nil, "V.2", "bad_objective_value")
+}
+
+// TestFlankTurnLimitScores: the end at the turn limit scores too.
+func TestFlankTurnLimitScores(t *testing.T) {
+	_, s := setup(t) // turn limit 4
+	v := newVault()
+	v.do(t, s, CmdFlankDeclare, flankBody, 2)
+	var end []Event
+	for s.Status != StatusEnded {
+		end = v.do(t, s, CmdPhaseEnd, `{"side":"`+s.Phasing+`"}`)
+	}
+	if sc := findEvent[*BattleScored](end); sc == nil || findEvent[*FlankRevealed](end) == nil || len(sc.Excluded) != 3 {
+		t.Fatalf("turn limit end: %s", eventsJSON(t, end))
+	}
+}
+
+// flankVictoryLog is a battle that emits every event type of flank.go and
+// victory.go, for the codec and describe tests.
+func flankVictoryLog(t testing.TB) []Event {
+	t.Helper()
+	evs, s := flankSetup(t, `,"objectives":[{"id":"hill","value":5}]`)
+	v := newVault()
+	evs = append(evs, v.do(t, s, CmdFlankDeclare, flankBody, 5)...)
+	evs = append(evs, toPhase(t, v, s, 2, PhaseCommand, "")...)
+	blue := `{"side":"blue","edge":"west","orders":{"entry":{"x":0,"y":44},"brigades":[{"id":"bf","order":"attack","general":{"id":"bf-gen","rating":7},
+		"units":[{"id":"bf-inf1","type":"infantry"},{"id":"bf-inf2","type":"infantry"}]}]}}`
+	// Red's 3 units outnumber blue's 2 by 50%: blue's march retires and
+	// enters at red's choice (F.10), in turn 2 + 4.
+	evs = append(evs, v.do(t, s, CmdFlankDeclare, blue, 1)...)
+	evs = append(evs, v.do(t, s, CmdFlankChooseEntry, `{"side":"red","march":2,"entry":{"x":0,"y":40}}`)...)
+	evs = append(evs, toPhase(t, v, s, 6, PhaseMovement, "blue")...)
+	evs = append(evs, v.do(t, s, CmdFlankEnter, `{"side":"blue","march":2,"unit":"bf-inf1","to":{"x":3,"y":40}}`)...)
+	evs = append(evs, v.do(t, s, CmdCombatRecord, `{"unit":"bf-inf1","result":"rout","toward":{"x":-10,"y":40},"distance":6}`)...)
+	evs = append(evs, v.do(t, s, CmdFlankRally, `{"unit":"bf-inf1"}`)...)
+	evs = append(evs, v.do(t, s, CmdObjectiveHold, `{"objective":"hill","side":"red"}`)...)
+	evs = append(evs, v.do(t, s, CmdBattleEnd, `{"reason":"agreed"}`)...)
+	return evs
+}
+
+func TestFlankVictoryLogReplays(t *testing.T) {
+	evs := flankVictoryLog(t)
+	seen := map[string]bool{}
+	for _, e := range evs {
+		seen[e.EventType()] = true
+		if d := Describe(e); d == "" || d == e.EventType() {
+			t.Errorf("%s: no description", e.EventType())
+		}
+	}
+	for _, typ := range []string{EvFlankDeclared, EvFlankFightResolved, EvFlankEntryChosen, EvFlankRevealed, EvFlankUnitEntered, EvFlankRallied, EvObjectiveHeld, EvBattleScored} {
+		if !seen[typ] {
+			t.Errorf("%s not emitted", typ)
+		}
+	}
+	s := replayJSON(t, evs)
+	if s.Status != StatusEnded || s.Victory.Score == nil || s.Victory.Score.Points("red") != 5 {
+		t.Fatalf("replayed: %s", stateJSON(t, s))
+	}
+}

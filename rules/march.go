@@ -1,0 +1,348 @@
+package rules
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/clubledger/ledger/rules/geom"
+)
+
+// How a brigade came to march (M.15) or its order to change (T.6, M.15).
+const (
+	MarchByAllowance  = "allowance"
+	MarchByInitiative = "initiative"
+	OrderByInitiative = "initiative"
+	OrderByUmpire     = "umpire"
+)
+
+// marchSearchSteps is the number of halvings that find where a march comes
+// within the M.13 distance of an enemy: far below measuring precision.
+const marchSearchSteps = 60
+
+// invPhi is the golden ratio's inverse, the step of the golden-section search.
+const invPhi = 0.6180339887498949
+
+// decideHandOver judges movement.hand_over (M.1): the side moving now
+// finishes and the next side in battle order that has not moved takes the
+// movement phase.
+func decideHandOver(s *State, c *HandOverMovement) ([]Event, *Refusal) {
+	if r := s.inProgress(); r != nil {
+		return nil, r
+	}
+	if s.Phase != PhaseMovement {
+		return nil, refuse("T.3", "not_movement_phase", "the movement phase is handed over in the movement phase; it is turn %d, %s's %s phase", s.Turn, s.Phasing, s.Phase).with("turn", s.Turn)
+	}
+	if r := s.checkMover(c.Side); r != nil {
+		return nil, r
+	}
+	next := ""
+	for id := s.nextSide(c.Side); id != s.Phasing; id = s.nextSide(id) {
+		if !slices.Contains(s.TurnBook.MovedSides, id) {
+			next = id
+			break
+		}
+	}
+	if next == "" {
+		return nil, refuse("M.1", "all_moved", "every side has moved in this movement phase: end it with phase.end")
+	}
+	return []Event{&MovementHandedOver{Turn: s.Turn, From: c.Side, To: next}}, nil
+}
+
+// marchLimit is the number of brigades a side may march a turn (M.15): by
+// its nation, plus the gifted C-in-C's bonus.
+func marchLimit(s *State, sd *Side) int {
+	tm := s.Ruleset.Movement.TacticalMarch
+	n, ok := tm.BrigadesByNation[sd.Nation]
+	if !ok {
+		n = tm.BrigadesDefault
+	}
+	if sd.CInC != nil && sd.CInC.Gifted {
+		n += tm.GiftedBonus
+	}
+	return n
+}
+
+// marchFormationOK checks M.11's formations for one unit.
+func marchFormationOK(s *State, u *Unit) *Refusal {
+	tm := s.Ruleset.Movement.TacticalMarch
+	arm := s.Ruleset.UnitTypes[u.Type].Arm
+	if fs := tm.Formations[arm]; !slices.Contains(fs, u.Formation) {
+		return refuse("M.11", "march_formation", "unit %s is in %s; %s march only in %s", u.ID, u.Formation, arm, strings.Join(fs, ", "))
+	}
+	return nil
+}
+
+// decideDeclareMarch judges march.declare (M.11, M.15).
+func decideDeclareMarch(s *State, c *DeclareMarch, dice Dice) ([]Event, *Refusal, error) {
+	rs := s.Ruleset
+	tm := rs.Movement.TacticalMarch
+	if r := s.inProgress(); r != nil {
+		return nil, r, nil
+	}
+	b, sd := s.brigade(c.Brigade)
+	if b == nil {
+		return nil, refuse(RuleInput, "unknown_brigade", "no brigade %q in this battle", c.Brigade), nil
+	}
+	if s.Phase != PhaseMovement {
+		return nil, refuse("T.3", "not_movement_phase", "tactical marches are made in the movement phase; it is turn %d, %s's %s phase", s.Turn, s.Phasing, s.Phase).with("turn", s.Turn), nil
+	}
+	if r := s.checkMover(sd.ID); r != nil {
+		return nil, r, nil
+	}
+	tb := s.TurnBook
+	if _, ok := tb.Marches[b.ID]; ok {
+		return nil, refuse("M.15", "already_marching", "brigade %s is already marching this turn", b.ID), nil
+	}
+	if !slices.Contains(tm.Orders, b.Order) {
+		return nil, refuse("M.11", "march_order", "brigade %s is under a %s order; only %s allow a tactical march", b.ID, b.Order, strings.Join(tm.Orders, ", ")), nil
+	}
+	units := 0
+	for _, id := range b.Units {
+		u := s.Units[id]
+		if !u.active() || u.Status == UnitRouted {
+			continue
+		}
+		units++
+		if r := marchFormationOK(s, u); r != nil {
+			r.Message = "the whole brigade marches: " + r.Message
+			return nil, r, nil
+		}
+	}
+	if units == 0 {
+		return nil, refuse("M.11", "no_units", "brigade %s has no unit on the table to march", b.ID), nil
+	}
+	limit := marchLimit(s, sd)
+	marching := 0
+	for _, ob := range sd.Brigades {
+		if _, ok := tb.Marches[ob.ID]; ok {
+			marching++
+		}
+	}
+	ev := &MarchDeclared{Turn: s.Turn, Side: sd.ID, Brigade: b.ID, Order: b.Order, Limit: limit, Marches: marching}
+	if marching < limit {
+		ev.By, ev.Granted = MarchByAllowance, true
+		return []Event{ev}, nil, nil
+	}
+	if !c.Initiative {
+		return nil, refuse("M.15", "march_limit", "%s (%s) marches %s a turn and %d are marching; the brigadier may try his initiative for one more (initiative: true)",
+			sd.ID, firstNonEmpty(sd.Nation, "no nation"), plural(limit, "brigade", "brigades"), marching).with("limit", limit, "marching", marching), nil
+	}
+	if tb.MarchTries[b.ID] {
+		return nil, refuse("M.15", "initiative_tried", "brigade %s's brigadier has already tried his march initiative this turn", b.ID), nil
+	}
+	roll, evs, err := brigadierRoll(s, "march_initiative:"+b.ID, CmdMarchDeclare, dice)
+	if err != nil {
+		return nil, nil, err
+	}
+	ev.By, ev.Roll, ev.AtMost = MarchByInitiative, roll, tm.BrigadierInitiative.AtMost
+	ev.Granted = roll.Total <= tm.BrigadierInitiative.AtMost
+	return append(evs, ev), nil, nil
+}
+
+// brigadierRoll makes the M.15 brigadier initiative roll, recorded.
+func brigadierRoll(s *State, purpose, command string, dice Dice) (*RollRecord, []Event, error) {
+	spec := s.Ruleset.Movement.TacticalMarch.BrigadierInitiative.Dice
+	counter := s.RollCounter + 1
+	rolled, err := roll(dice, RollRequest{Counter: counter, Purpose: purpose, Count: spec.Count, Sides: spec.Sides})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", command, err)
+	}
+	return &RollRecord{Counter: counter, Values: rolled.Values, Total: sum(rolled.Values)},
+		[]Event{newDiceRolled(s, counter, purpose, spec, rolled, command)}, nil
+}
+
+// decideMarch judges unit.march (M.11-M.14): a unit of a brigade whose
+// march was granted, in a march formation, that did not move in the command
+// phase (a formation change is allowed, M.14) nor make a normal move, goes
+// at most its M.12 speed this turn; where it comes within the M.13 distance
+// of an enemy its march ends and the engine stops it there. The move obeys
+// K.1-K.3, M.7 and M.10 like any other.
+func decideMarch(s *State, c *MarchUnit) ([]Event, *Refusal) {
+	rs, m := s.Ruleset, s.Measurement
+	tm := rs.Movement.TacticalMarch
+	u, ut, r := movementUnit(s, c.Unit)
+	if r != nil {
+		return nil, r
+	}
+	if _, ok := s.TurnBook.Marches[u.Brigade]; !ok {
+		return nil, refuse("M.11", "brigade_not_marching", "brigade %s is not marching this turn: declare its march first (march.declare)", u.Brigade)
+	}
+	if r := marchFormationOK(s, u); r != nil {
+		return nil, r
+	}
+	if acted, onlyFormation := actedInCommandPhase(ut); acted && !onlyFormation {
+		return nil, refuse("M.14", "moved_in_command_phase", "unit %s moved in the command phase: no tactical march as well (only a formation change combines with one)", u.ID)
+	}
+	if ut.NormalMoved {
+		return nil, refuse("M.14", "normal_move_made", "unit %s made a normal move this turn: no tactical march as well", u.ID)
+	}
+	stop := tm.StopDistance.For(m)
+	if ut.MarchEnded {
+		return nil, refuse("M.13", "march_ended", "unit %s's march ended this turn when it came within %s of the enemy", u.ID, fmtLen(stop, m)).with("stop_distance", stop)
+	}
+	if e, d := nearestEnemy(s, u, u.Base); e != nil && d <= stop+geom.Eps {
+		return nil, refuse("M.13", "march_ended", "unit %s is %s from enemy unit %s, within %s: its tactical march has ended", u.ID, fmtMeasured(d, stop, m), e.ID, fmtLen(stop, m)).
+			with("distance", d, "stop_distance", stop)
+	}
+	speed := tm.Speeds[rs.UnitTypes[u.Type].TacticalMarch].For(m)
+	left := math.Max(0, speed-ut.Marched)
+	p, r := planPath(s, u.Base, c.Path, c.To, c.Facing)
+	if r != nil {
+		return nil, r
+	}
+	ended, enemy := false, ""
+	var planned *geom.Vec
+	if path, stopAt, e, ok := marchStop(s, u, p, c.Path, stop); ok {
+		to := c.To
+		planned, ended, enemy = &to, true, e
+		if p, r = planPath(s, u.Base, path, stopAt, nil); r != nil {
+			return nil, r
+		}
+	}
+	if cost := p.cost(); cost > left+geom.Eps {
+		used := ""
+		if ut.Marched > 0 {
+			used = fmt.Sprintf(", %s marched already", fmtMeasured(ut.Marched, 0, m))
+		}
+		return nil, refuse("M.12", "march_too_far", "%s marches %s a turn (%s)%s: %s left, this march is %s%s",
+			u.Type, fmtLen(speed, m), rs.UnitTypes[u.Type].TacticalMarch, used, fmtMeasured(left, cost, m), fmtMeasured(cost, left, m), costDetail(p, m)).
+			with("distance", cost, "allowed", left, "speed", speed)
+	}
+	if r := checkPlan(s, u, p, checkFor(s)); r != nil {
+		return nil, r
+	}
+	ev := &UnitMarched{Turn: s.Turn, Unit: u.ID, Brigade: u.Brigade, From: u.Base, To: p.end, Path: p.points()[:len(p.steps)-1],
+		Distance: round6(p.cost()), Marched: round6(ut.Marched + p.cost()), Speed: speed, Ended: ended, Enemy: enemy, Planned: planned}
+	if len(ev.Path) == 0 {
+		ev.Path = nil
+	}
+	return []Event{ev}, nil
+}
+
+// nearestEnemy is the active enemy unit nearest to base b of u's side.
+func nearestEnemy(s *State, u *Unit, b geom.Base) (*Unit, float64) {
+	var best *Unit
+	bd := math.Inf(1)
+	for _, id := range s.sortedUnitIDs() {
+		o := s.Units[id]
+		if o.Side == u.Side || !o.active() {
+			continue
+		}
+		if d := geom.Distance(b, o.Base); d < bd {
+			best, bd = o, d
+		}
+	}
+	return best, bd
+}
+
+// marchStop finds the first point of a march's legs where the unit comes
+// within stop of an enemy (M.13). It returns the path cut there: the
+// waypoints before that leg and the stopping point.
+func marchStop(s *State, u *Unit, p movePlan, path []Waypoint, stop float64) ([]Waypoint, geom.Vec, string, bool) {
+	cur := p.from
+	for i, st := range p.steps {
+		bestT, bestE := math.Inf(1), ""
+		for _, id := range s.sortedUnitIDs() {
+			o := s.Units[id]
+			if o.Side == u.Side || !o.active() {
+				continue
+			}
+			if geom.SweptBase(cur, st.to).DistanceToBase(o.Base) > stop+geom.Eps {
+				continue
+			}
+			if t := firstWithin(cur, st.to, o.Base, stop); t < bestT {
+				bestT, bestE = t, o.ID
+			}
+		}
+		if bestE != "" {
+			return slices.Clone(path[:i]), cur.Center.Lerp(st.to, bestT), bestE, true
+		}
+		cur = st.after
+	}
+	return nil, geom.Vec{}, "", false
+}
+
+// firstWithin is the least t in [0,1] at which base b, slid so its centre is
+// at b.Center.Lerp(to, t), is within d of other. The distance is convex in
+// t (two convex sets, one translated along a line), so its minimum is found
+// by ternary search and the crossing before it by bisection.
+func firstWithin(b geom.Base, to geom.Vec, other geom.Base, d float64) float64 {
+	at := func(t float64) float64 {
+		x := b
+		x.Center = b.Center.Lerp(to, t)
+		return geom.Distance(x, other)
+	}
+	if at(0) <= d {
+		return 0
+	}
+	lo, hi := 0.0, 1.0
+	for range marchSearchSteps {
+		m1, m2 := hi-(hi-lo)*invPhi, lo+(hi-lo)*invPhi
+		if at(m1) <= at(m2) {
+			hi = m2
+		} else {
+			lo = m1
+		}
+	}
+	tmin := (lo + hi) / 2
+	if at(tmin) > d+geom.Eps {
+		return math.Inf(1)
+	}
+	lo, hi = 0, tmin
+	for range marchSearchSteps {
+		mid := (lo + hi) / 2
+		if at(mid) <= d {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// decideBrigadeOrder judges brigade.order (T.6, M.15): the umpire changes
+// an order at any time; a brigadier tries an order-change initiative once a
+// turn, in his side's command phase or while it moves in the movement phase,
+// with the brigadier initiative roll.
+func decideBrigadeOrder(s *State, c *ChangeBrigadeOrder, dice Dice) ([]Event, *Refusal, error) {
+	tm := s.Ruleset.Movement.TacticalMarch
+	if r := s.inProgress(); r != nil {
+		return nil, r, nil
+	}
+	b, sd := s.brigade(c.Brigade)
+	if b == nil {
+		return nil, refuse(RuleInput, "unknown_brigade", "no brigade %q in this battle", c.Brigade), nil
+	}
+	if !slices.Contains(brigadeOrders, c.Order) {
+		return nil, refuse("T.6", "bad_brigade_order", "brigade %s: order %q is not one of %s", b.ID, c.Order, strings.Join(brigadeOrders, ", ")), nil
+	}
+	if c.Order == b.Order {
+		return nil, refuse(RuleInput, "no_change", "brigade %s is already under a %s order", b.ID, b.Order), nil
+	}
+	ev := &BrigadeOrderChanged{Turn: s.Turn, Side: sd.ID, Brigade: b.ID, From: b.Order, To: c.Order}
+	if c.ByUmpire {
+		ev.By, ev.Changed = OrderByUmpire, true
+		return []Event{ev}, nil, nil
+	}
+	switch {
+	case s.Phase == PhaseCommand && sd.ID == s.Phasing:
+	case s.Phase == PhaseMovement:
+		if r := s.checkMover(sd.ID); r != nil {
+			return nil, r, nil
+		}
+	default:
+		return nil, refuse("M.15", "not_now", "a brigadier tries an order change in his side's command phase or while it moves in the movement phase; it is turn %d, %s's %s phase", s.Turn, s.Phasing, s.Phase), nil
+	}
+	if s.TurnBook.OrderTries[b.ID] {
+		return nil, refuse("M.15", "initiative_tried", "brigade %s's brigadier has already tried an order change this turn", b.ID), nil
+	}
+	roll, evs, err := brigadierRoll(s, "order_initiative:"+b.ID, CmdBrigadeOrder, dice)
+	if err != nil {
+		return nil, nil, err
+	}
+	ev.By, ev.Roll, ev.AtMost = OrderByInitiative, roll, tm.BrigadierInitiative.AtMost
+	ev.Changed = roll.Total <= tm.BrigadierInitiative.AtMost
+	return append(evs, ev), nil, nil
+}
