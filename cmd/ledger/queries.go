@@ -104,7 +104,7 @@ func (c *cli) logCommand() *cobra.Command {
 				}
 				tw.Flush()
 				if chainErr == nil {
-					fmt.Fprintf(c.stdout, "\nhash chain: %d events, intact (last %s)\n", len(evs), events.Hash(evs[len(evs)-1].Raw)[:16])
+					fmt.Fprintf(c.stdout, "\nhash chain: %d events, intact; head %s\n", len(evs), events.Hash(evs[len(evs)-1].Raw))
 				}
 			}
 			if chainErr != nil && verify {

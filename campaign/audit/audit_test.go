@@ -1,0 +1,391 @@
+package audit_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/clubledger/ledger/campaign/audit"
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/rules"
+)
+
+// seedA is test seed A of docs/dice.md: a valid seed, not the battle's.
+const seedA = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+func TestFirstBattlePasses(t *testing.T) {
+	evs := playFirstBattle(t)
+	live := audit.Verify(evs, audit.Options{Key: firstBattleKey})
+	checkStatus(t, live, nil)
+	if err := live.Err(); err != nil {
+		t.Fatal(err)
+	}
+	x := readExport(t, exportBytes(t, evs, false))
+	rep := x.Verify()
+	checkStatus(t, rep, nil)
+	if !rep.Ended || rep.Events != len(evs) || rep.Head != events.Hash(evs[len(evs)-1].Raw) {
+		t.Errorf("report: ended %v, %d events, head %s", rep.Ended, rep.Events, rep.Head)
+	}
+	if len(rep.Periods) != 1 {
+		t.Fatalf("periods: %+v", rep.Periods)
+	}
+	p := rep.Periods[0]
+	if p.Period != "battle" || !p.Verified || p.DigitalRolls != 2 || p.Recomputed != 2 || len(p.Seeds) != 2 {
+		t.Errorf("period: %+v", p)
+	}
+	// The live audit and the export's say the same.
+	lj, _ := json.Marshal(live)
+	xj, _ := json.Marshal(rep)
+	if !bytes.Equal(lj, xj) {
+		t.Errorf("live and export audits differ:\n%s\n%s", lj, xj)
+	}
+	// Players: marie entered two physical rolls and made one digital, karl one digital.
+	stats := map[string]audit.PlayerStats{}
+	for _, p := range rep.Players {
+		stats[p.Player] = p
+	}
+	if m := stats["marie"]; m.Rolls != 3 || m.PhysicalRolls != 2 || m.DigitalRolls != 1 || m.Orders != 3 {
+		t.Errorf("marie: %+v", m)
+	}
+	if k := stats["karl"]; k.Rolls != 1 || k.DigitalDice != 2 || k.Orders != 1 {
+		t.Errorf("karl: %+v", k)
+	}
+	if rep.All.Dice != 8 || rep.All.Orders != 4 {
+		t.Errorf("all: %+v", rep.All)
+	}
+	// karl's one order against 7 (digital dice, so its outcome varies from
+	// run to run): failed 14/36, blunder 1/36 (C.3, C.5).
+	observed := 0
+	for _, o := range stats["karl"].Outcomes {
+		observed += o.Observed
+		switch {
+		case o.Outcome == rules.OutcomeFailed && !near(o.Expected, 14.0/36):
+			t.Errorf("karl failed: %+v", o)
+		case o.Outcome == rules.OutcomeBlunder && !near(o.Expected, 1.0/36):
+			t.Errorf("karl blunder: %+v", o)
+		}
+	}
+	if observed != 1 {
+		t.Errorf("karl: %d outcomes observed for one order", observed)
+	}
+	var total float64
+	for _, o := range rep.All.Outcomes {
+		total += o.Expected
+	}
+	if !near(total, 4) {
+		t.Errorf("expected outcomes of 4 orders sum to %v", total)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+func TestExportKeepsStoredBytes(t *testing.T) {
+	evs := playFirstBattle(t)
+	b := exportBytes(t, evs, false)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != len(evs)+1 {
+		t.Fatalf("%d lines for %d events", len(lines), len(evs))
+	}
+	var meta audit.Meta
+	if err := json.Unmarshal([]byte(lines[0]), &meta); err != nil {
+		t.Fatal(err)
+	}
+	if meta.Format != "ledger-export-v1" || meta.Campaign != "demo-1809" || meta.Battle != "eggmuhl" || meta.Events != len(evs) ||
+		meta.Scheme != "ledger-dice-v1" || meta.Head != events.Hash(evs[len(evs)-1].Raw) || !meta.ExportedAt.Equal(exportTime) {
+		t.Errorf("header: %+v", meta)
+	}
+	x := readExport(t, b)
+	for i, e := range x.Events {
+		if !bytes.Equal(e.Raw, evs[i].Raw) || e.Sequence != evs[i].Sequence || e.ID != evs[i].ID || x.Hashes[i] != events.Hash(evs[i].Raw) {
+			t.Fatalf("event %d does not round-trip", i+1)
+		}
+	}
+	// Writing what was read gives the same file.
+	var again bytes.Buffer
+	if err := audit.WriteExport(&again, x.Meta, x.Events); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.Bytes(), b) {
+		t.Error("re-export differs")
+	}
+	// Not an export, truncated, and padded files are refused as such.
+	for name, bad := range map[string][]byte{
+		"empty":     nil,
+		"format":    bytes.Replace(b, []byte("ledger-export-v1"), []byte("ledger-export-v9"), 1),
+		"truncated": []byte(strings.Join(lines[:len(lines)-1], "\n")),
+		"padded":    append(slices.Clone(b), []byte(lines[len(lines)-1]+"\n")...),
+		"not json":  []byte(lines[0] + "\n{oops\n"),
+	} {
+		var fe *audit.FormatError
+		if _, err := audit.ReadExport(bytes.NewReader(bad)); !errors.As(err, &fe) {
+			t.Errorf("%s: got %v, want a FormatError", name, err)
+		}
+	}
+}
+
+// TestFlipAnyByte flips one byte of every event of a real exported battle,
+// at several places of its stored bytes, and of its line's hash: each time
+// the audit fails and names that event.
+func TestFlipAnyByte(t *testing.T) {
+	evs := playFirstBattle(t)
+	file := exportBytes(t, evs, false)
+	lines := bytes.SplitAfter(file, []byte("\n"))
+	flips := 0
+	for i := range evs {
+		line := lines[i+1]
+		rawAt := bytes.Index(line, []byte(`"raw":"`)) + len(`"raw":"`)
+		hashAt := bytes.Index(line, []byte(`"hash":"`)) + len(`"hash":"`)
+		var places []int
+		for j := rawAt; j < len(line)-2; j++ {
+			if c := line[j]; c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+				places = append(places, j)
+			}
+		}
+		pick := []int{hashAt + 5}
+		for k := 0; k < len(places); k += max(1, len(places)/7) {
+			pick = append(pick, places[k])
+		}
+		pick = append(pick, places[len(places)-1])
+		for _, at := range pick {
+			flips++
+			bad := slices.Clone(file)
+			off := len(bytes.Join(lines[:i+1], nil)) + at
+			bad[off] ^= 0x01
+			version := uint64(i + 1)
+			x, err := audit.ReadExport(bytes.NewReader(bad))
+			if err != nil {
+				var fe *audit.FormatError
+				if !errors.As(err, &fe) || fe.Version != version {
+					t.Errorf("event %d, byte %d: read error %v does not name the event", version, at, err)
+				}
+				continue
+			}
+			rep := x.Verify()
+			fails := rep.Failures()
+			if len(fails) == 0 {
+				t.Errorf("event %d (%s), byte %d flipped (%q): the audit passed", version, evs[i].Type, at, line[max(0, at-10):at+10])
+				continue
+			}
+			if fails[0].Check != audit.CheckChain || fails[0].Version != version {
+				t.Errorf("event %d, byte %d flipped: first failure %s, want the chain naming v%d", version, at, fails[0], version)
+			}
+			if err := rep.Err(); err == nil || !strings.Contains(err.Error(), "v"+itoa(version)) {
+				t.Errorf("event %d: error %v does not name it", version, err)
+			}
+		}
+	}
+	t.Logf("%d single-byte flips over %d events, each caught and named", flips, len(evs))
+}
+
+func itoa(v uint64) string { b, _ := json.Marshal(v); return string(b) }
+
+// TestFlipWithoutExportHashes: on the live log (no per-line hashes), a
+// changed event shows at the next event's prev_hash, which names both, and
+// a changed last event against a noted head hash.
+func TestFlipWithoutExportHashes(t *testing.T) {
+	evs := playFirstBattle(t)
+	head := events.Hash(evs[len(evs)-1].Raw)
+	for _, i := range []int{0, 9, len(evs) - 1} {
+		bad := cloneEnvs(evs)
+		bad[i].Raw[len(bad[i].Raw)/2] ^= 0x01
+		rep := audit.Verify(bad, audit.Options{Head: head})
+		// Either the changed bytes no longer decode (named at once), or the
+		// next event's prev_hash names it, or (the last) the head does.
+		f := firstFailure(t, rep, audit.CheckChain)
+		switch {
+		case f.Version == uint64(i+1) && strings.Contains(f.Message, "not an event"):
+		case f.Version == uint64(i+2) && strings.Contains(f.Message, evs[i].ID):
+		case i == len(evs)-1 && f.Version == uint64(i+1) && strings.Contains(f.Message, "head"):
+		default:
+			t.Errorf("event %d changed: %s", i+1, f)
+		}
+	}
+}
+
+func TestWrongRevealedSeed(t *testing.T) {
+	evs := playFirstBattle(t)
+	i := find(t, evs, rules.EvDiceRevealed, nil)
+	edit(t, &evs[i], func(r *rules.DiceRevealed) { r.Seed = seedA })
+	evs = rechain(t, evs)
+	rep := readExport(t, exportBytes(t, evs, false)).Verify()
+	f := firstFailure(t, rep, audit.CheckReveals)
+	if f.Version != evs[i].Version || f.Type != rules.EvDiceRevealed || !strings.Contains(f.Message, "does not match the commitment") {
+		t.Errorf("reveal finding: %s", f)
+	}
+	checkStatus(t, rep, map[string]audit.Status{audit.CheckReveals: audit.Fail, audit.CheckRolls: audit.Fail})
+	if rep.Err() == nil {
+		t.Error("no error")
+	}
+}
+
+func TestRemovedRoll(t *testing.T) {
+	evs := playFirstBattle(t)
+	i := find(t, evs, rules.EvDiceRolled, rollCounter(3))
+	evs = rechain(t, slices.Delete(evs, i, i+1))
+	rep := readExport(t, exportBytes(t, evs, false)).Verify()
+	f := firstFailure(t, rep, audit.CheckCounters)
+	next := evs[find(t, evs, rules.EvDiceRolled, rollCounter(4))]
+	if f.Version != next.Version || f.Counter != 4 || !strings.Contains(f.Message, "roll 3 missing") {
+		t.Errorf("counter finding: %s", f)
+	}
+	// The order that read roll 3 now cites a roll that is not there.
+	if f := firstFailure(t, rep, audit.CheckOrders); !strings.Contains(f.Message, "roll 3, which is not in the log") {
+		t.Errorf("order finding: %s", f)
+	}
+	checkStatus(t, rep, map[string]audit.Status{audit.CheckCounters: audit.Fail, audit.CheckOrders: audit.Fail})
+}
+
+func TestRepeatedRoll(t *testing.T) {
+	evs := playFirstBattle(t)
+	i := find(t, evs, rules.EvDiceRolled, rollCounter(4))
+	again := evs[i]
+	again.Raw = nil
+	evs = rechain(t, slices.Insert(evs, i+1, again))
+	rep := audit.Verify(evs, audit.Options{})
+	f := firstFailure(t, rep, audit.CheckCounters)
+	if f.Version != uint64(i+2) || !strings.Contains(f.Message, "repeated") {
+		t.Errorf("finding: %s", f)
+	}
+	if f := firstFailure(t, rep, audit.CheckOrders); !strings.Contains(f.Message, "no decision reads it") {
+		t.Errorf("the second roll 4 is never read: %s", f)
+	}
+}
+
+// TestTamperedDigitalRoll changes a digital roll and makes the order that
+// read it agree, and re-chains: the chain and the orders pass, and only the
+// recomputation from the revealed seed catches it.
+func TestTamperedDigitalRoll(t *testing.T) {
+	evs := playFirstBattle(t)
+	i := find(t, evs, rules.EvDiceRolled, rollCounter(4))
+	var recorded []int
+	edit(t, &evs[i], func(r *rules.DiceRolled) { recorded, r.Values = r.Values, []int{1, 2} })
+	j := find(t, evs, rules.EvOrderResolved, func(e events.Envelope) bool { return e.Version > evs[i].Version })
+	edit(t, &evs[j], func(o *rules.OrderResolved) {
+		o.Values, o.Total = []int{1, 2}, 3
+		o.Outcome, o.Actions = rules.DefaultRuleset().Command.Resolve(o.Values, o.Effective)
+		o.GeneralDone = false
+	})
+	evs = rechain(t, evs)
+	rep := readExport(t, exportBytes(t, evs, false)).Verify()
+	checkStatus(t, rep, map[string]audit.Status{audit.CheckRolls: audit.Fail})
+	f := firstFailure(t, rep, audit.CheckRolls)
+	if f.Version != evs[i].Version || f.Counter != 4 || !slices.Equal(f.Recorded, []int{1, 2}) || !slices.Equal(f.Expected, recorded) {
+		t.Errorf("finding: %s", f)
+	}
+}
+
+func TestOrderNotAsRuled(t *testing.T) {
+	evs := playFirstBattle(t)
+	j := find(t, evs, rules.EvOrderResolved, nil)
+	edit(t, &evs[j], func(o *rules.OrderResolved) { o.Actions = 3 })
+	k := find(t, evs, rules.EvOrderResolved, func(e events.Envelope) bool { return e.Version > evs[j].Version })
+	edit(t, &evs[k], func(o *rules.OrderResolved) { o.Effective++ })
+	rep := audit.Verify(rechain(t, evs), audit.Options{})
+	checkStatus(t, rep, map[string]audit.Status{audit.CheckOrders: audit.Fail})
+	c, _ := rep.Check(audit.CheckOrders)
+	if len(c.Findings) < 2 || c.Findings[0].Version != uint64(j+1) || !strings.Contains(c.Findings[0].Message, "actions (2)") ||
+		c.Findings[1].Version != uint64(k+1) || !strings.Contains(c.Findings[1].Message, "C.7") {
+		t.Errorf("findings:\n%s", findings(c))
+	}
+}
+
+// TestSeedAfterFirstRoll moves a player's seed after the period's first
+// digital roll: the seed check names it (and the roll no longer recomputes).
+func TestSeedAfterFirstRoll(t *testing.T) {
+	evs := playFirstBattle(t)
+	s := find(t, evs, rules.EvDiceSeedAdded, func(e events.Envelope) bool { return e.Actor == "karl" })
+	seed := evs[s]
+	evs = slices.Delete(evs, s, s+1)
+	r := find(t, evs, rules.EvDiceRolled, rollCounter(3))
+	evs = rechain(t, slices.Insert(evs, r+1, seed))
+	rep := audit.Verify(evs, audit.Options{})
+	f := firstFailure(t, rep, audit.CheckSeedTiming)
+	if f.Version != uint64(r+2) || f.Type != rules.EvDiceSeedAdded || !strings.Contains(f.Message, "after its first digital roll (counter 3") {
+		t.Errorf("finding: %s", f)
+	}
+	checkStatus(t, rep, map[string]audit.Status{audit.CheckSeedTiming: audit.Fail, audit.CheckRolls: audit.Fail})
+}
+
+// TestUnrevealed: while the battle is in progress its digital rolls are
+// pending, not failed; a battle that ended without its reveal fails.
+func TestUnrevealed(t *testing.T) {
+	evs := playFirstBattle(t)
+	rev := find(t, evs, rules.EvDiceRevealed, nil)
+	inProgress := evs[:rev]
+	rep := readExport(t, exportBytes(t, inProgress, false)).Verify()
+	checkStatus(t, rep, map[string]audit.Status{audit.CheckRolls: audit.Pending, audit.CheckReveals: audit.Pending})
+	if err := rep.Err(); err != nil {
+		t.Errorf("in progress: %v", err)
+	}
+	c, _ := rep.Check(audit.CheckRolls)
+	if len(c.Findings) != 1 || !strings.Contains(c.Findings[0].Message, "unverifiable until the reveal") {
+		t.Errorf("rolls:\n%s", findings(c))
+	}
+
+	ended := rechain(t, slices.Delete(cloneEnvs(evs), rev, rev+1))
+	rep = audit.Verify(ended, audit.Options{})
+	checkStatus(t, rep, map[string]audit.Status{audit.CheckRolls: audit.Fail, audit.CheckReveals: audit.Fail})
+	if f := firstFailure(t, rep, audit.CheckRolls); !strings.Contains(f.Message, "ended") {
+		t.Errorf("finding: %s", f)
+	}
+}
+
+// TestHiddenEvents: an event not for all is exported as its hash only,
+// unless for the umpire; the chain still verifies through it.
+func TestHiddenEvents(t *testing.T) {
+	evs := playFirstBattle(t)
+	i := find(t, evs, rules.EvUnitMoved, nil)
+	evs[i].Audience = events.SideAudience("french")
+	evs = rechain(t, evs)
+	secret := string(evs[i].Payload)
+
+	players := exportBytes(t, evs, false)
+	if bytes.Contains(players, []byte(strings.ReplaceAll(secret, `"`, `\"`))) {
+		t.Fatal("the hidden event's payload is in the players' export")
+	}
+	x := readExport(t, players)
+	if x.Meta.Withheld != 1 || x.Meta.Umpire {
+		t.Errorf("header: %+v", x.Meta)
+	}
+	rep := x.Verify()
+	checkStatus(t, rep, nil)
+	if len(rep.Withheld) != 1 || rep.Withheld[0].Version != evs[i].Version || rep.Withheld[0].Type != rules.EvUnitMoved {
+		t.Errorf("withheld: %+v", rep.Withheld)
+	}
+	// Its recorded hash is still bound by the next event's prev_hash.
+	lines := bytes.SplitAfter(players, []byte("\n"))
+	lines[i+1] = bytes.Replace(lines[i+1], []byte(x.Hashes[i][:8]), []byte("00000000"), 1)
+	rep = readExport(t, bytes.Join(lines, nil)).Verify()
+	if f := firstFailure(t, rep, audit.CheckChain); f.Version != evs[i].Version+1 {
+		t.Errorf("altered withheld hash: %s", f)
+	}
+
+	// A hidden roll and the hidden decision that read it: the roll still
+	// takes its counter, so the next one is no gap.
+	hid := cloneEnvs(playFirstBattle(t))
+	r := find(t, hid, rules.EvDiceRolled, rollCounter(1))
+	hid[r].Audience, hid[r+1].Audience = "umpire", "umpire"
+	rep = readExport(t, exportBytes(t, rechain(t, hid), false)).Verify()
+	checkStatus(t, rep, nil)
+	if len(rep.Withheld) != 2 || rep.All.Rolls != 3 {
+		t.Errorf("hidden roll: %d withheld, %d rolls", len(rep.Withheld), rep.All.Rolls)
+	}
+
+	umpire := readExport(t, exportBytes(t, evs, true))
+	if umpire.Meta.Withheld != 0 || !bytes.Equal(umpire.Events[i].Raw, evs[i].Raw) {
+		t.Errorf("umpire export: %+v", umpire.Meta)
+	}
+	checkStatus(t, umpire.Verify(), nil)
+}
+
+func TestOtherBattleSpliced(t *testing.T) {
+	evs := playFirstBattle(t)
+	evs[3].Battle = "aspern"
+	rep := audit.Verify(rechain(t, evs), audit.Options{Key: firstBattleKey})
+	if f := firstFailure(t, rep, audit.CheckChain); f.Version != 4 || !strings.Contains(f.Message, "belongs to demo-1809/aspern") {
+		t.Errorf("finding: %s", f)
+	}
+}

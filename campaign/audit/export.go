@@ -1,0 +1,303 @@
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+	"unicode/utf8"
+
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/rules"
+)
+
+// Format names the export format; it is the header line's "format". Any
+// change to the layout below is a new format with a new name.
+const Format = "ledger-export-v1"
+
+// maxLine bounds one line of an export file (the battle.created event,
+// which carries the whole ruleset, is the longest: some tens of kB).
+const maxLine = 64 << 20
+
+// Meta is the header line of an export file.
+type Meta struct {
+	// Format is always Format.
+	Format string `json:"format"`
+	// Campaign and Battle name the battle exported.
+	Campaign string `json:"campaign"`
+	Battle   string `json:"battle"`
+	// ExportedAt is when the export was written (supplied by the caller;
+	// the package reads no clock).
+	ExportedAt time.Time `json:"exported_at"`
+	// Events is the number of event lines that follow the header.
+	Events int `json:"events"`
+	// Scheme is the dice scheme of the battle's commitments ("ledger-dice-v1"),
+	// empty when the battle has none yet.
+	Scheme string `json:"scheme"`
+	// Head is the hex SHA-256 of the last event's stored bytes: the value a
+	// player who kept a note of it (`ledger log` prints it) compares.
+	Head string `json:"head"`
+	// Umpire is true when events hidden from the players (audience other
+	// than "all") were exported in full; otherwise they are withheld.
+	Umpire bool `json:"umpire"`
+	// Withheld counts the events exported as their hash only.
+	Withheld int `json:"withheld"`
+}
+
+// Line is one event line of an export. Exactly one of Raw, RawBase64 and
+// Withheld is set. Version and Hash repeat what Raw holds and hashes to:
+// they locate damage, and the audit trusts only Raw.
+type Line struct {
+	// Seq is the event's position in the whole log (not hashed).
+	Seq     uint64 `json:"seq"`
+	Version uint64 `json:"version"`
+	// Hash is the hex SHA-256 of the stored bytes.
+	Hash string `json:"hash"`
+	// Raw is the stored bytes, verbatim, as a JSON string (they are UTF-8
+	// JSON, so the string's UTF-8 encoding is exactly those bytes).
+	Raw *string `json:"raw,omitempty"`
+	// RawBase64 holds stored bytes that are not valid UTF-8 (the ledger
+	// never writes such, but an export keeps whatever the log holds).
+	RawBase64 string `json:"raw_base64,omitempty"`
+	// Withheld marks an event hidden from the players: only its hash and
+	// these few fields are exported, its content is not.
+	Withheld bool   `json:"withheld,omitempty"`
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Audience string `json:"audience,omitempty"`
+}
+
+// WriteExport writes one battle's events (the whole stream from version 1,
+// each with its stored bytes Raw) as a ledger-export-v1 file. It fills
+// meta's Format, Events, Head and Withheld, Campaign and Battle when empty,
+// and Scheme when empty from the battle's first dice.committed. Events whose
+// audience is not "all" are written as their hash only unless meta.Umpire.
+func WriteExport(w io.Writer, meta Meta, evs []events.Envelope) error {
+	if len(evs) == 0 {
+		return errors.New("audit: export: no events")
+	}
+	meta.Format = Format
+	meta.Events = len(evs)
+	if meta.Campaign == "" {
+		meta.Campaign = evs[0].Campaign
+	}
+	if meta.Battle == "" {
+		meta.Battle = evs[0].Battle
+	}
+	if meta.Battle == "" {
+		return fmt.Errorf("audit: export %s: a battle is exported, not a campaign stream", meta.Campaign)
+	}
+	meta.Withheld = 0
+	lines := make([]Line, len(evs))
+	for i := range evs {
+		e := &evs[i]
+		if len(e.Raw) == 0 {
+			return fmt.Errorf("audit: export: event %s (version %d) has no stored bytes", e.ID, e.Version)
+		}
+		if k := e.Key(); k.Campaign != meta.Campaign || k.Battle != meta.Battle {
+			return fmt.Errorf("audit: export %s/%s: event %s belongs to %s", meta.Campaign, meta.Battle, e.ID, k)
+		}
+		l := Line{Seq: e.Sequence, Version: e.Version, Hash: events.Hash(e.Raw)}
+		switch {
+		case e.Audience != events.AudienceAll && !meta.Umpire:
+			l.Withheld, l.ID, l.Type, l.Audience = true, e.ID, e.Type, e.Audience
+			meta.Withheld++
+		case utf8.Valid(e.Raw):
+			s := string(e.Raw)
+			l.Raw = &s
+		default:
+			l.RawBase64 = base64.StdEncoding.EncodeToString(e.Raw)
+		}
+		lines[i] = l
+		if meta.Scheme == "" && e.Type == rules.EvDiceCommitted && e.Audience == events.AudienceAll {
+			var c rules.DiceCommitted
+			if err := json.Unmarshal(e.Payload, &c); err == nil {
+				meta.Scheme = c.Scheme
+			}
+		}
+	}
+	meta.Head = lines[len(lines)-1].Hash
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(meta); err != nil {
+		return fmt.Errorf("audit: export header: %w", err)
+	}
+	for i := range lines {
+		if err := enc.Encode(lines[i]); err != nil {
+			return fmt.Errorf("audit: export event %d: %w", lines[i].Version, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("audit: export: %w", err)
+	}
+	return nil
+}
+
+// Export is an export file read back.
+type Export struct {
+	Meta Meta
+	// Events are the battle's events in file order, decoded from their
+	// stored bytes (Raw) with Sequence from the line. A withheld event has
+	// no Raw: only Version, ID, Type, Audience and the key. An event whose
+	// bytes do not decode keeps its Raw, Sequence and the line's Version,
+	// and Verify reports it.
+	Events []events.Envelope
+	// Hashes are the hashes the lines record, one per event.
+	Hashes []string
+}
+
+// FormatError is an export file that cannot be read as ledger-export-v1.
+// Line counts from 1 (the header); Version is the event the line holds,
+// when known.
+type FormatError struct {
+	Line    int
+	Version uint64
+	Reason  string
+}
+
+func (e *FormatError) Error() string {
+	if e.Version > 0 {
+		return fmt.Sprintf("audit: export line %d (event version %d): %s", e.Line, e.Version, e.Reason)
+	}
+	return fmt.Sprintf("audit: export line %d: %s", e.Line, e.Reason)
+}
+
+// ReadExport reads a ledger-export-v1 file. It fails with a *FormatError on
+// a file that is not one (wrong header, a line that is not JSON, fewer or
+// more events than the header declares); damage inside the events (a byte
+// changed, a broken chain) is for Verify to find and name.
+func ReadExport(r io.Reader) (*Export, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	x := &Export{}
+	n := 0
+	header := false
+	for {
+		b, err := readLine(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("audit: read export: %w", err)
+		}
+		eof := errors.Is(err, io.EOF)
+		if eof && len(b) == 0 {
+			break
+		}
+		n++ // blank lines count too, so that line numbers match an editor's
+		switch {
+		case len(bytes.TrimSpace(b)) == 0:
+		case !header:
+			if err := x.header(b); err != nil {
+				return nil, err
+			}
+			header = true
+		default:
+			if err := x.line(n, b); err != nil {
+				return nil, err
+			}
+		}
+		if eof {
+			break
+		}
+	}
+	if !header {
+		return nil, &FormatError{Line: 1, Reason: "empty file: no header"}
+	}
+	if len(x.Events) != x.Meta.Events {
+		return nil, &FormatError{Line: n, Reason: fmt.Sprintf("the header declares %d events, the file holds %d (truncated or padded)", x.Meta.Events, len(x.Events))}
+	}
+	return x, nil
+}
+
+// readLine returns the next line without its newline, refusing lines over maxLine.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var out []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		out = append(out, chunk...)
+		if len(out) > maxLine {
+			return nil, fmt.Errorf("a line longer than %d bytes", maxLine)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return bytes.TrimSuffix(out, []byte("\n")), err
+	}
+}
+
+func (x *Export) header(b []byte) error {
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return &FormatError{Line: 1, Reason: fmt.Sprintf("the header is not JSON: %v", err)}
+	}
+	if m.Format != Format {
+		return &FormatError{Line: 1, Reason: fmt.Sprintf("format %q: this program reads %q", m.Format, Format)}
+	}
+	k := events.Key{Campaign: m.Campaign, Battle: m.Battle}
+	if err := k.Validate(); err != nil || m.Battle == "" {
+		return &FormatError{Line: 1, Reason: fmt.Sprintf("the header names no battle (%q/%q)", m.Campaign, m.Battle)}
+	}
+	if m.Events < 1 {
+		return &FormatError{Line: 1, Reason: fmt.Sprintf("the header declares %d events", m.Events)}
+	}
+	x.Meta = m
+	return nil
+}
+
+func (x *Export) line(n int, b []byte) error {
+	var l Line
+	pos := uint64(len(x.Events) + 1)
+	if err := json.Unmarshal(b, &l); err != nil {
+		return &FormatError{Line: n, Version: pos, Reason: fmt.Sprintf("not a JSON event line: %v", err)}
+	}
+	forms := 0
+	for _, set := range []bool{l.Raw != nil, l.RawBase64 != "", l.Withheld} {
+		if set {
+			forms++
+		}
+	}
+	if forms != 1 {
+		return &FormatError{Line: n, Version: pos, Reason: "want exactly one of raw, raw_base64 and withheld"}
+	}
+	var e events.Envelope
+	switch {
+	case l.Withheld:
+		e = events.Envelope{ID: l.ID, Campaign: x.Meta.Campaign, Battle: x.Meta.Battle, Version: l.Version, Type: l.Type, Audience: l.Audience}
+	default:
+		raw := []byte(nil)
+		if l.Raw != nil {
+			raw = []byte(*l.Raw)
+		} else {
+			var err error
+			if raw, err = base64.StdEncoding.DecodeString(l.RawBase64); err != nil {
+				return &FormatError{Line: n, Version: pos, Reason: fmt.Sprintf("raw_base64: %v", err)}
+			}
+		}
+		if len(raw) == 0 {
+			return &FormatError{Line: n, Version: pos, Reason: "empty stored bytes"}
+		}
+		var err error
+		if e, err = events.Decode(raw); err != nil {
+			// Verify names it: keep the bytes and where the line says it is.
+			e = events.Envelope{Version: l.Version, Raw: raw}
+		} else if e.Version != l.Version {
+			return &FormatError{Line: n, Version: pos, Reason: fmt.Sprintf("the line says version %d, its stored bytes version %d", l.Version, e.Version)}
+		}
+	}
+	e.Sequence = l.Seq
+	x.Events = append(x.Events, e)
+	x.Hashes = append(x.Hashes, l.Hash)
+	return nil
+}
+
+// Verify audits the export: Verify over its events, with the hashes its
+// lines record and its head hash.
+func (x *Export) Verify() *Report {
+	return Verify(x.Events, Options{
+		Key:    events.Key{Campaign: x.Meta.Campaign, Battle: x.Meta.Battle},
+		Hashes: x.Hashes,
+		Head:   x.Meta.Head,
+	})
+}

@@ -1,0 +1,194 @@
+package audit_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/campaign/audit"
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/events/jetstream"
+	"github.com/clubledger/ledger/events/jetstream/jstest"
+	"github.com/clubledger/ledger/rules"
+)
+
+// ledger is a real in-process JetStream log and vault with the service.
+type ledger struct {
+	log *jetstream.Log
+	svc *campaign.Service
+}
+
+func openLedger(tb testing.TB) ledger {
+	tb.Helper()
+	nc := jstest.RunServer(tb)
+	log := jstest.OpenLog(tb, nc, jetstream.Config{})
+	v, err := jetstream.OpenVault(context.Background(), jstest.JetStream(tb, nc), jetstream.VaultConfig{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ledger{log: log, svc: campaign.NewService(log, v, campaign.Options{})}
+}
+
+func (l ledger) read(tb testing.TB, key events.Key) []events.Envelope {
+	tb.Helper()
+	evs, err := l.log.Read(context.Background(), key, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return evs
+}
+
+var firstBattleKey = events.Key{Campaign: "demo-1809", Battle: "eggmuhl"}
+
+var firstBattle struct {
+	once sync.Once
+	evs  []events.Envelope
+	err  error
+}
+
+// playFirstBattle plays examples/first-battle.yaml (the demo: physical and
+// digital dice, two players' seeds, the seed revealed at the end) into a
+// real ledger once and returns a copy of the battle's stored events.
+func playFirstBattle(tb testing.TB) []events.Envelope {
+	tb.Helper()
+	firstBattle.once.Do(func() {
+		l := openLedger(tb)
+		sc, err := campaign.LoadScenario("../../examples/first-battle.yaml")
+		if err != nil {
+			firstBattle.err = err
+			return
+		}
+		if err := sc.Play(context.Background(), l.svc, nil); err != nil {
+			firstBattle.err = err
+			return
+		}
+		firstBattle.evs = l.read(tb, firstBattleKey)
+	})
+	if firstBattle.err != nil {
+		tb.Fatalf("play the first battle: %v", firstBattle.err)
+	}
+	return cloneEnvs(firstBattle.evs)
+}
+
+func cloneEnvs(in []events.Envelope) []events.Envelope {
+	out := make([]events.Envelope, len(in))
+	for i, e := range in {
+		e.Raw = slices.Clone(e.Raw)
+		e.Payload = slices.Clone(e.Payload)
+		out[i] = e
+	}
+	return out
+}
+
+var exportTime = time.Date(1809, 4, 22, 18, 0, 0, 0, time.UTC)
+
+func exportBytes(tb testing.TB, evs []events.Envelope, umpire bool) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	if err := audit.WriteExport(&buf, audit.Meta{ExportedAt: exportTime, Umpire: umpire}, evs); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func readExport(tb testing.TB, b []byte) *audit.Export {
+	tb.Helper()
+	x, err := audit.ReadExport(bytes.NewReader(b))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return x
+}
+
+// rechain re-stamps versions and hashes after evs was edited, as a forger
+// who rewrote the log would: the chain is intact again, so only the other
+// checks can catch the edit.
+func rechain(tb testing.TB, evs []events.Envelope) []events.Envelope {
+	tb.Helper()
+	out := cloneEnvs(evs)
+	for i := range out {
+		out[i].Raw = nil
+	}
+	if err := events.Chain(nil, out); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// edit changes the payload of evs[i], decoded as T.
+func edit[T any](tb testing.TB, e *events.Envelope, f func(*T)) {
+	tb.Helper()
+	var v T
+	if err := json.Unmarshal(e.Payload, &v); err != nil {
+		tb.Fatal(err)
+	}
+	f(&v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e.Payload = b
+}
+
+// find returns the index of the first event of typ for which ok holds.
+func find(tb testing.TB, evs []events.Envelope, typ string, ok func(events.Envelope) bool) int {
+	tb.Helper()
+	for i, e := range evs {
+		if e.Type == typ && (ok == nil || ok(e)) {
+			return i
+		}
+	}
+	tb.Fatalf("no %s event found", typ)
+	return -1
+}
+
+func rollCounter(n uint64) func(events.Envelope) bool {
+	return func(e events.Envelope) bool {
+		var r rules.DiceRolled
+		return json.Unmarshal(e.Payload, &r) == nil && r.Counter == n
+	}
+}
+
+// checkStatus asserts each named check's status; the others must pass.
+func checkStatus(tb testing.TB, rep *audit.Report, want map[string]audit.Status) {
+	tb.Helper()
+	for _, c := range rep.Checks {
+		w, ok := want[c.ID]
+		if !ok {
+			w = audit.Pass
+		}
+		if c.Status != w {
+			tb.Errorf("check %s: %s, want %s; findings:\n%s", c.ID, c.Status, w, findings(c))
+		}
+	}
+}
+
+func findings(c audit.Check) string {
+	var b bytes.Buffer
+	for _, f := range c.Findings {
+		fmt.Fprintf(&b, "  %s\n", f)
+	}
+	return b.String()
+}
+
+// firstFailure returns the first failing finding of check id.
+func firstFailure(tb testing.TB, rep *audit.Report, id string) audit.Finding {
+	tb.Helper()
+	c, ok := rep.Check(id)
+	if !ok {
+		tb.Fatalf("no check %s", id)
+	}
+	for _, f := range c.Findings {
+		if f.Status == audit.Fail {
+			return f
+		}
+	}
+	tb.Fatalf("check %s found no failure", id)
+	return audit.Finding{}
+}

@@ -1,0 +1,240 @@
+package audit
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Check ids, in the order a Report lists them.
+const (
+	// CheckChain: versions 1..n without gaps, each prev_hash the SHA-256
+	// of the previous event's stored bytes (and, for an export, each
+	// line's hash and the header's head).
+	CheckChain = "chain"
+	// CheckDecode: every event is of a type this program knows, at a
+	// schema it reads, and its payload decodes.
+	CheckDecode = "decode"
+	// CheckReveals: every revealed seed hashes to its period's commitment;
+	// after the battle's end no period is left unrevealed.
+	CheckReveals = "reveals"
+	// CheckRolls: every digital roll recomputes from the revealed seed, the
+	// players' seeds, battle, period and counter; every roll's values are
+	// faces of its dice.
+	CheckRolls = "rolls"
+	// CheckCounters: roll counters are 1, 2, 3, ... in log order, physical
+	// and digital rolls sharing them, with no gap and no repeat.
+	CheckCounters = "counters"
+	// CheckOrders: every order.resolved reads the roll it cites, and its
+	// effective rating, outcome and actions are the ruleset's (C.3, C.5,
+	// C.7, C.13, C.14).
+	CheckOrders = "orders"
+	// CheckSeedTiming: every player's seed was added to the open period
+	// after its commitment and before its first digital roll.
+	CheckSeedTiming = "seed_timing"
+)
+
+// checkOrder and checkTitles say what each check proves, for reports.
+var checkOrder = []string{CheckChain, CheckDecode, CheckReveals, CheckRolls, CheckCounters, CheckOrders, CheckSeedTiming}
+
+var checkTitles = map[string]string{
+	CheckChain:      "hash chain: versions 1..n, each prev_hash the SHA-256 of the event before",
+	CheckDecode:     "every event of a known type and schema, its payload readable",
+	CheckReveals:    "every revealed seed matches its commitment",
+	CheckRolls:      "every digital roll recomputes from the revealed seeds (ledger-dice-v1)",
+	CheckCounters:   "roll counters 1..n, no gap, no repeat",
+	CheckOrders:     "every order reads its cited roll against its rating as the ruleset says",
+	CheckSeedTiming: "no player seed after its period's first digital roll",
+}
+
+// Status is the verdict of a check or a finding.
+type Status string
+
+// Statuses. Pending is a digital roll whose period is not revealed yet
+// while the battle is in progress: not a failure, not yet a proof.
+const (
+	Pass    Status = "pass"
+	Fail    Status = "fail"
+	Pending Status = "pending"
+)
+
+// Report is the outcome of an audit: each check with what it found, the
+// dice periods, and per-player statistics.
+type Report struct {
+	Campaign string `json:"campaign"`
+	Battle   string `json:"battle"`
+	// Events counts the events audited, withheld ones included.
+	Events int `json:"events"`
+	// Head is the hex SHA-256 of the last event's stored bytes.
+	Head string `json:"head"`
+	// Ended says whether a battle.ended is in the log (EndedAt its version).
+	Ended   bool   `json:"ended"`
+	EndedAt uint64 `json:"ended_at,omitempty"`
+	// Withheld lists events whose content is not in an export (hidden
+	// from the players); the chain runs through their hashes.
+	Withheld []EventRef `json:"withheld,omitempty"`
+	Checks   []Check    `json:"checks"`
+	Periods  []Period   `json:"periods"`
+	// Players holds the statistics of each player, sorted by id; All sums
+	// every player.
+	Players []PlayerStats `json:"players"`
+	All     PlayerStats   `json:"all"`
+}
+
+// Check is one check of the audit and what it found.
+type Check struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Status is Fail if any finding fails, else Pending if any is pending.
+	Status Status `json:"status"`
+	// Checked counts the items the check examined (events, rolls, orders).
+	Checked int `json:"checked"`
+	// Summary says in a few words what was checked.
+	Summary  string    `json:"summary"`
+	Findings []Finding `json:"findings,omitempty"`
+}
+
+// EventRef names one event of the audited stream.
+type EventRef struct {
+	Version uint64 `json:"version"`
+	ID      string `json:"id,omitempty"`
+	Type    string `json:"type,omitempty"`
+	Seq     uint64 `json:"seq,omitempty"`
+}
+
+// String renders the reference as "v8 (c/b/cmd/0, order.resolved)".
+func (r EventRef) String() string {
+	var parts []string
+	if r.ID != "" {
+		parts = append(parts, r.ID)
+	}
+	if r.Type != "" {
+		parts = append(parts, r.Type)
+	}
+	if len(parts) == 0 {
+		return "v" + strconv.FormatUint(r.Version, 10)
+	}
+	return fmt.Sprintf("v%d (%s)", r.Version, strings.Join(parts, ", "))
+}
+
+// Finding is one thing a check found wrong (Fail) or could not yet prove
+// (Pending), naming the event where it shows.
+type Finding struct {
+	Check  string `json:"check"`
+	Status Status `json:"status"`
+	EventRef
+	// Counter is the roll concerned, if any.
+	Counter uint64 `json:"counter,omitempty"`
+	Message string `json:"message"`
+	// Expected and Recorded are dice values: what recomputation or the
+	// cited roll gives, and what the event records.
+	Expected []int `json:"expected,omitempty"`
+	Recorded []int `json:"recorded,omitempty"`
+}
+
+// String renders the finding on one line, naming its check and event.
+func (f Finding) String() string {
+	s := fmt.Sprintf("%s: %s: %s", f.Check, f.EventRef, f.Message)
+	if f.Expected != nil || f.Recorded != nil {
+		s += fmt.Sprintf(" (expected %s, recorded %s)", Ints(f.Expected), Ints(f.Recorded))
+	}
+	return s
+}
+
+// Ints formats dice values as "3+4" ("-" for none).
+func Ints(v []int) string {
+	if len(v) == 0 {
+		return "-"
+	}
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, "+")
+}
+
+// Period is one dice seed period as the log records it.
+type Period struct {
+	Period      string `json:"period"`
+	Scheme      string `json:"scheme"`
+	Commitment  string `json:"commitment"`
+	CommittedAt uint64 `json:"committed_at"`
+	// Seeds are the players' seeds of the period, in log order.
+	Seeds []PlayerSeed `json:"player_seeds"`
+	// DigitalRolls counts the period's digital rolls; Recomputed those
+	// whose values the audit recomputed and found equal.
+	DigitalRolls int `json:"digital_rolls"`
+	Recomputed   int `json:"recomputed"`
+	// RevealedAt is the version of its dice.revealed (0: not revealed),
+	// Seed the revealed seed, Verified whether it matches the commitment.
+	RevealedAt uint64 `json:"revealed_at,omitempty"`
+	Seed       string `json:"seed,omitempty"`
+	Verified   bool   `json:"verified"`
+}
+
+// PlayerSeed is one dice.seed_added: the player it names, the seed, who
+// entered it (the command's actor) and its version.
+type PlayerSeed struct {
+	Player    string `json:"player"`
+	Seed      string `json:"seed"`
+	EnteredBy string `json:"entered_by"`
+	Version   uint64 `json:"version"`
+}
+
+// Failed reports whether any check failed. Pending findings are not failures.
+func (r *Report) Failed() bool {
+	for _, c := range r.Checks {
+		if c.Status == Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// Failures returns every failing finding, check by check, in log order
+// within a check.
+func (r *Report) Failures() []Finding {
+	var out []Finding
+	for _, c := range r.Checks {
+		for _, f := range c.Findings {
+			if f.Status == Fail {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// Check returns the check with the given id.
+func (r *Report) Check(id string) (Check, bool) {
+	for _, c := range r.Checks {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return Check{}, false
+}
+
+// Err returns nil when no check failed, else an *Error naming the failures.
+func (r *Report) Err() error {
+	f := r.Failures()
+	if len(f) == 0 {
+		return nil
+	}
+	return &Error{Campaign: r.Campaign, Battle: r.Battle, Failures: f}
+}
+
+// Error is a failed audit: every failing finding, the first named in the
+// message.
+type Error struct {
+	Campaign, Battle string
+	Failures         []Finding
+}
+
+func (e *Error) Error() string {
+	more := ""
+	if n := len(e.Failures) - 1; n > 0 {
+		more = fmt.Sprintf(" (and %d more)", n)
+	}
+	return fmt.Sprintf("audit of %s/%s failed: %s%s", e.Campaign, e.Battle, e.Failures[0], more)
+}

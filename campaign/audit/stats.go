@@ -1,0 +1,261 @@
+package audit
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/clubledger/ledger/rules"
+	"github.com/clubledger/ledger/rules/dice"
+)
+
+// Sources of a face distribution: both, or one kind of dice.
+const (
+	SourceAll      = "all"
+	SourceDigital  = rules.SourceDigital
+	SourcePhysical = rules.SourcePhysical
+)
+
+// PlayerStats sums up one player's dice and orders. The player of a roll is
+// whoever entered it: the command's actor for digital dice, entered_by for
+// physical dice; the player of an order is the command's actor.
+type PlayerStats struct {
+	Player        string `json:"player"`
+	Rolls         int    `json:"rolls"`
+	DigitalRolls  int    `json:"digital_rolls"`
+	PhysicalRolls int    `json:"physical_rolls"`
+	Dice          int    `json:"dice"`
+	DigitalDice   int    `json:"digital_dice"`
+	PhysicalDice  int    `json:"physical_dice"`
+	// Faces holds a distribution per source ("all", "digital", "physical")
+	// and die size, for the sources the player used.
+	Faces []FaceStats `json:"faces"`
+	// Orders counts order.resolved events; Outcomes compares each outcome
+	// seen with the number expected from the orders' effective ratings.
+	Orders   int            `json:"orders"`
+	Outcomes []OutcomeStats `json:"outcomes"`
+}
+
+// FaceStats is how often each face came up, with Pearson's chi-square
+// against a fair die and the value a fair die exceeds once in a thousand
+// audits (docs/dice.md section 9). Exceeds is evidence to look at, not
+// proof of anything: the proof is the recomputation.
+type FaceStats struct {
+	Source string `json:"source"`
+	Sides  int    `json:"sides"`
+	Dice   int    `json:"dice"`
+	// Counts[f-1] is how many dice showed face f.
+	Counts      []int   `json:"counts"`
+	ChiSquare   float64 `json:"chi_square"`
+	Critical999 float64 `json:"critical_999"`
+	Exceeds     bool    `json:"exceeds"`
+	// SmallSample: fewer than 5 dice expected per face, too few for the
+	// chi-square approximation to mean much.
+	SmallSample bool `json:"small_sample"`
+}
+
+// OutcomeStats is one outcome of orders: how often it was observed, and
+// how often expected: the sum over the orders of its exact probability
+// given each order's effective rating (every face combination of the
+// ruleset's order roll, 36 for 2D6, read as the rules read it).
+type OutcomeStats struct {
+	// Outcome is "failed", "blunder", "actions" or "success".
+	Outcome  string  `json:"outcome"`
+	Actions  int     `json:"actions"`
+	Observed int     `json:"observed"`
+	Expected float64 `json:"expected"`
+}
+
+type outcomeKey struct {
+	outcome string
+	actions int
+}
+
+type oddsKey struct {
+	special string
+	eff     int
+}
+
+type faceKey struct {
+	source string
+	sides  int
+}
+
+type playerAcc struct {
+	PlayerStats
+	faces    map[faceKey][]int
+	outcomes map[outcomeKey]*OutcomeStats
+}
+
+func (a *auditor) statistics() {
+	accs := map[string]*playerAcc{}
+	all := &playerAcc{PlayerStats: PlayerStats{Player: "all players"}}
+	get := func(id string) *playerAcc {
+		p := accs[id]
+		if p == nil {
+			p = &playerAcc{PlayerStats: PlayerStats{Player: id}}
+			accs[id] = p
+		}
+		return p
+	}
+	for _, ro := range a.rollOrder {
+		player := ro.actor
+		if ro.ev.Source == rules.SourcePhysical && ro.ev.EnteredBy != "" {
+			player = ro.ev.EnteredBy
+		}
+		for _, p := range []*playerAcc{get(player), all} {
+			p.addRoll(ro.ev)
+		}
+	}
+	odds := map[oddsKey]map[outcomeKey]float64{}
+	for _, o := range a.orders {
+		k := oddsKey{o.special, o.eff}
+		probs, ok := odds[k]
+		if !ok && a.rs != nil {
+			probs = orderOdds(a.rs, o.special, o.eff)
+			odds[k] = probs
+		}
+		for _, p := range []*playerAcc{get(o.actor), all} {
+			p.addOrder(o, probs)
+		}
+	}
+	ids := make([]string, 0, len(accs))
+	for id := range accs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		a.rep.Players = append(a.rep.Players, accs[id].done())
+	}
+	a.rep.All = all.done()
+}
+
+func (p *playerAcc) addRoll(ev *rules.DiceRolled) {
+	n := len(ev.Values)
+	p.Rolls++
+	p.Dice += n
+	if ev.Source == rules.SourcePhysical {
+		p.PhysicalRolls++
+		p.PhysicalDice += n
+	} else {
+		p.DigitalRolls++
+		p.DigitalDice += n
+	}
+	if ev.Sides < 2 || ev.Sides > 255 {
+		return
+	}
+	if p.faces == nil {
+		p.faces = map[faceKey][]int{}
+	}
+	for _, src := range []string{SourceAll, ev.Source} {
+		k := faceKey{src, ev.Sides}
+		c := p.faces[k]
+		if c == nil {
+			c = make([]int, ev.Sides)
+			p.faces[k] = c
+		}
+		for _, v := range ev.Values {
+			if v >= 1 && v <= ev.Sides {
+				c[v-1]++
+			}
+		}
+	}
+}
+
+func (p *playerAcc) addOrder(o order, probs map[outcomeKey]float64) {
+	p.Orders++
+	if p.outcomes == nil {
+		p.outcomes = map[outcomeKey]*OutcomeStats{}
+	}
+	at := func(k outcomeKey) *OutcomeStats {
+		s := p.outcomes[k]
+		if s == nil {
+			s = &OutcomeStats{Outcome: k.outcome, Actions: k.actions}
+			p.outcomes[k] = s
+		}
+		return s
+	}
+	at(outcomeKey{o.outcome, o.actions}).Observed++
+	for k, pr := range probs {
+		at(k).Expected += pr
+	}
+}
+
+func (p *playerAcc) done() PlayerStats {
+	s := p.PlayerStats
+	s.Faces = []FaceStats{}
+	for k, c := range p.faces {
+		n := sum(c)
+		fs := FaceStats{Source: k.source, Sides: k.sides, Dice: n, Counts: c,
+			ChiSquare: dice.ChiSquare(c), Critical999: dice.ChiSquareCritical999(k.sides - 1),
+			SmallSample: n < 5*k.sides}
+		fs.Exceeds = fs.ChiSquare > fs.Critical999
+		s.Faces = append(s.Faces, fs)
+	}
+	rank := map[string]int{SourceAll: 0, SourceDigital: 1, SourcePhysical: 2}
+	sort.Slice(s.Faces, func(i, j int) bool {
+		a, b := s.Faces[i], s.Faces[j]
+		if a.Sides != b.Sides {
+			return a.Sides < b.Sides
+		}
+		return rank[a.Source] < rank[b.Source]
+	})
+	s.Outcomes = []OutcomeStats{}
+	for _, o := range p.outcomes {
+		s.Outcomes = append(s.Outcomes, *o)
+	}
+	orank := map[string]int{rules.OutcomeFailed: 0, rules.OutcomeBlunder: 1, rules.OutcomeSuccess: 2, rules.OutcomeActions: 3}
+	slices.SortFunc(s.Outcomes, func(a, b OutcomeStats) int {
+		if ra, rb := orank[a.Outcome], orank[b.Outcome]; ra != rb {
+			return ra - rb
+		}
+		return a.Actions - b.Actions
+	})
+	return s
+}
+
+// maxOddsRolls bounds the enumeration of an order roll's face combinations.
+const maxOddsRolls = 1 << 16
+
+// orderOdds returns the exact probability of each outcome of an order with
+// the given special and effective rating: every face combination of the
+// ruleset's order roll (36 for 2D6), each read as the rules read it. Nil
+// when the roll has too many combinations to enumerate.
+func orderOdds(rs *rules.Ruleset, special string, eff int) map[outcomeKey]float64 {
+	spec := rs.Command.OrderRoll
+	if spec.Count < 1 || spec.Sides < 2 {
+		return nil
+	}
+	total := 1
+	for range spec.Count {
+		total *= spec.Sides
+		if total > maxOddsRolls {
+			return nil
+		}
+	}
+	ways := map[outcomeKey]int{}
+	faces := make([]int, spec.Count)
+	for i := range faces {
+		faces[i] = 1
+	}
+	for {
+		o, n, ok := resolveOrder(rs, special, faces, eff)
+		if !ok {
+			return nil
+		}
+		ways[outcomeKey{o, n}]++
+		i := 0
+		for i < len(faces) && faces[i] == spec.Sides {
+			faces[i] = 1
+			i++
+		}
+		if i == len(faces) {
+			break
+		}
+		faces[i]++
+	}
+	out := make(map[outcomeKey]float64, len(ways))
+	for k, n := range ways {
+		out[k] = float64(n) / float64(total)
+	}
+	return out
+}

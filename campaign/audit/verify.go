@@ -1,0 +1,646 @@
+package audit
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/rules"
+	"github.com/clubledger/ledger/rules/dice"
+)
+
+// Options say what an audit compares the events against, beyond the events
+// themselves.
+type Options struct {
+	// Key is the battle audited; empty: the key of the first event.
+	Key events.Key
+	// Hashes, when not nil, are the hashes an export records per event: an
+	// event whose stored bytes hash otherwise was altered in the file. A
+	// withheld event (no Raw) is chained through its recorded hash.
+	Hashes []string
+	// Head, when not empty, is the hash the last event must have: an
+	// export's header, or a value a player noted down.
+	Head string
+}
+
+// Verify audits one battle's events, the whole stream from version 1 in log
+// order, and returns the report: every check with its findings, the dice
+// periods and the players' statistics. It trusts nothing but each event's
+// stored bytes Raw (decoded again here) and its Sequence.
+func Verify(evs []events.Envelope, opt Options) *Report {
+	a := newAuditor(evs, opt)
+	decoded := a.chain(evs, opt)
+	for i, d := range decoded {
+		switch {
+		case d != nil:
+			a.event(d, evs[i].Sequence)
+		case len(evs[i].Raw) == 0 && evs[i].Type == rules.EvDiceRolled:
+			// A roll withheld from an export (hidden from the players)
+			// takes one counter, which one the export does not say.
+			a.lastCounter++
+		}
+	}
+	a.finish()
+	return a.rep
+}
+
+// auditor carries the state of one audit across the events.
+type auditor struct {
+	key    events.Key
+	battle string // the dice derivation's battle id: "<campaign>/<battle>"
+	rep    *Report
+	checks map[string]*Check
+
+	rs          *rules.Ruleset
+	periods     map[string]*period
+	periodOrder []*period
+	open        *period // the latest committed period
+	rolls       map[uint64]*roll
+	rollOrder   []*roll
+	lastCounter uint64
+	orders      []order
+	seedsAdded  int
+	ended       *EventRef
+}
+
+type period struct {
+	Period
+	ref      EventRef
+	schemeOK bool
+	seeds    map[string]string
+	snap     map[string]string // the seeds as of the latest roll; nil after a change
+	first    *roll
+	revealed *EventRef
+	rolls    []*roll
+}
+
+type roll struct {
+	ref    EventRef
+	ev     *rules.DiceRolled
+	actor  string
+	period *period
+	seeds  map[string]string
+	cited  *EventRef
+}
+
+type order struct {
+	actor   string
+	special string
+	eff     int
+	outcome string
+	actions int
+}
+
+func newAuditor(evs []events.Envelope, opt Options) *auditor {
+	key := opt.Key
+	if key.Campaign == "" && len(evs) > 0 {
+		key = evs[0].Key()
+	}
+	a := &auditor{
+		key: key, battle: key.String(),
+		rep:     &Report{Campaign: key.Campaign, Battle: key.Battle, Events: len(evs), Periods: []Period{}, Players: []PlayerStats{}},
+		checks:  map[string]*Check{},
+		periods: map[string]*period{},
+		rolls:   map[uint64]*roll{},
+	}
+	for _, id := range checkOrder {
+		a.checks[id] = &Check{ID: id, Title: checkTitles[id], Status: Pass}
+	}
+	return a
+}
+
+func (a *auditor) add(check string, st Status, r EventRef, counter uint64, format string, args ...any) *Finding {
+	c := a.checks[check]
+	c.Findings = append(c.Findings, Finding{Check: check, Status: st, EventRef: r, Counter: counter, Message: fmt.Sprintf(format, args...)})
+	return &c.Findings[len(c.Findings)-1]
+}
+
+func (a *auditor) fail(check string, r EventRef, format string, args ...any) *Finding {
+	return a.add(check, Fail, r, 0, format, args...)
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12] + "…"
+	}
+	if h == "" {
+		return "(none)"
+	}
+	return h
+}
+
+// chain checks check 1 and returns each event decoded from its stored
+// bytes (nil where there are none, or they do not decode).
+func (a *auditor) chain(evs []events.Envelope, opt Options) []*events.Envelope {
+	out := make([]*events.Envelope, len(evs))
+	c := a.checks[CheckChain]
+	prev, last := "", EventRef{}
+	var prevVersion uint64
+	for i := range evs {
+		e := &evs[i]
+		c.Checked++
+		recorded := ""
+		if opt.Hashes != nil && i < len(opt.Hashes) {
+			recorded = opt.Hashes[i]
+		}
+		if len(e.Raw) == 0 {
+			r := EventRef{Version: e.Version, ID: e.ID, Type: e.Type, Seq: e.Sequence}
+			if recorded == "" {
+				a.fail(CheckChain, r, "no stored bytes to hash")
+			} else {
+				a.rep.Withheld = append(a.rep.Withheld, r)
+				if e.Version != prevVersion+1 {
+					a.fail(CheckChain, r, "withheld event has version %d where %d was expected", e.Version, prevVersion+1)
+				}
+			}
+			prev, prevVersion, last = recorded, prevVersion+1, r
+			continue
+		}
+		h := events.Hash(e.Raw)
+		d, err := events.Decode(e.Raw)
+		if err != nil {
+			v := e.Version
+			if v == 0 {
+				v = prevVersion + 1
+			}
+			r := EventRef{Version: v, Seq: e.Sequence}
+			a.fail(CheckChain, r, "the stored bytes are not an event: %v", err)
+			prev, prevVersion, last = h, v, r
+			continue
+		}
+		d.Sequence = e.Sequence
+		r := EventRef{Version: d.Version, ID: d.ID, Type: d.Type, Seq: d.Sequence}
+		var why []string
+		if recorded != "" && recorded != h {
+			why = append(why, fmt.Sprintf("its stored bytes hash to %s but the export records %s: the event was altered", short(h), short(recorded)))
+		}
+		if d.Version != prevVersion+1 {
+			if i == 0 {
+				why = append(why, fmt.Sprintf("the first event has version %d, not 1", d.Version))
+			} else {
+				why = append(why, fmt.Sprintf("version %d follows %d (events missing, repeated or out of order)", d.Version, prevVersion))
+			}
+		}
+		if d.PrevHash != prev {
+			if i == 0 {
+				why = append(why, fmt.Sprintf("the first event carries prev_hash %s, want none", short(d.PrevHash)))
+			} else {
+				why = append(why, fmt.Sprintf("prev_hash %s is not the hash %s of the event before it, %s: one of the two was altered", short(d.PrevHash), short(prev), last))
+			}
+		}
+		if d.Key() != a.key {
+			why = append(why, fmt.Sprintf("it belongs to %s, not %s", d.Key(), a.key))
+		}
+		if len(why) > 0 {
+			a.fail(CheckChain, r, "%s", strings.Join(why, "; "))
+		}
+		prev, prevVersion, last = h, d.Version, r
+		out[i] = &d
+	}
+	a.rep.Head = prev
+	if opt.Head != "" && len(evs) > 0 && opt.Head != prev {
+		a.fail(CheckChain, last, "the head hash %s recorded for the stream is not the last event's hash %s: events were cut off, added or the last one altered", short(opt.Head), short(prev))
+	}
+	if len(evs) == 0 {
+		a.fail(CheckChain, EventRef{}, "no events")
+	}
+	c.Summary = fmt.Sprintf("%d events, head %s", len(evs), short(prev))
+	return out
+}
+
+// event reads one decoded event for checks 2 to 6.
+func (a *auditor) event(d *events.Envelope, seq uint64) {
+	r := EventRef{Version: d.Version, ID: d.ID, Type: d.Type, Seq: seq}
+	a.checks[CheckDecode].Checked++
+	payload, err := campaign.Registry().Upcast(d)
+	if err != nil {
+		a.fail(CheckDecode, r, "%v", err)
+		return
+	}
+	ev, err := rules.DecodeEvent(d.Type, payload)
+	if err != nil {
+		a.fail(CheckDecode, r, "%v", err)
+		return
+	}
+	switch ev := ev.(type) {
+	case *rules.BattleCreated:
+		if a.rs != nil {
+			a.fail(CheckDecode, r, "a second battle.created")
+			return
+		}
+		if ev.Ruleset == nil {
+			a.fail(CheckDecode, r, "battle.created records no ruleset: orders cannot be checked")
+			return
+		}
+		a.rs = ev.Ruleset
+	case *rules.DiceCommitted:
+		a.committed(r, ev)
+	case *rules.DiceSeedAdded:
+		a.seedAdded(r, d.Actor, ev)
+	case *rules.DiceRevealed:
+		a.revealed(r, ev)
+	case *rules.DiceRolled:
+		a.rolled(r, d.Actor, ev)
+	case *rules.OrderResolved:
+		a.resolved(r, d.Actor, ev)
+	case *rules.BattleEnded:
+		if a.ended == nil {
+			a.ended = &r
+		}
+	}
+}
+
+func (a *auditor) committed(r EventRef, ev *rules.DiceCommitted) {
+	if p := a.periods[ev.Period]; p != nil {
+		a.fail(CheckReveals, r, "period %q committed a second time (first at %s)", ev.Period, p.ref)
+		return
+	}
+	p := &period{Period: Period{Period: ev.Period, Scheme: ev.Scheme, Commitment: ev.Commitment, CommittedAt: r.Version, Seeds: []PlayerSeed{}},
+		ref: r, schemeOK: ev.Scheme == dice.Scheme, seeds: map[string]string{}}
+	if ev.Period == "" {
+		a.fail(CheckReveals, r, "a commitment without a period")
+	}
+	if !p.schemeOK {
+		a.fail(CheckReveals, r, "period %q uses dice scheme %q; this audit knows %q only", ev.Period, ev.Scheme, dice.Scheme)
+	}
+	if len(ev.Commitment) != 64 || strings.Trim(ev.Commitment, "0123456789abcdef") != "" {
+		a.fail(CheckReveals, r, "commitment %q is not a lowercase hex SHA-256", ev.Commitment)
+	}
+	a.periods[ev.Period] = p
+	a.periodOrder = append(a.periodOrder, p)
+	a.open = p
+}
+
+func (a *auditor) seedAdded(r EventRef, actor string, ev *rules.DiceSeedAdded) {
+	a.seedsAdded++
+	a.checks[CheckSeedTiming].Checked++
+	p := a.periods[ev.Period]
+	switch {
+	case p == nil:
+		a.fail(CheckSeedTiming, r, "player %s adds a seed to period %q, which has no commitment before it", ev.Player, ev.Period)
+		return
+	case p.revealed != nil:
+		a.fail(CheckSeedTiming, r, "player %s adds a seed to period %q after its reveal at %s", ev.Player, ev.Period, p.revealed)
+	case p.first != nil:
+		a.fail(CheckSeedTiming, r, "player %s adds a seed to period %q after its first digital roll (counter %d at %s): it would change rolls already made", ev.Player, ev.Period, p.first.ev.Counter, p.first.ref)
+	case p != a.open:
+		a.fail(CheckSeedTiming, r, "player %s adds a seed to period %q, but the open period is %q", ev.Player, ev.Period, a.open.Period.Period)
+	}
+	if old, ok := p.seeds[ev.Player]; ok {
+		a.fail(CheckSeedTiming, r, "player %s adds a second seed to period %q (the first was %q)", ev.Player, ev.Period, old)
+	}
+	p.seeds[ev.Player] = ev.Seed
+	p.snap = nil
+	p.Seeds = append(p.Seeds, PlayerSeed{Player: ev.Player, Seed: ev.Seed, EnteredBy: actor, Version: r.Version})
+}
+
+func (a *auditor) revealed(r EventRef, ev *rules.DiceRevealed) {
+	a.checks[CheckReveals].Checked++
+	p := a.periods[ev.Period]
+	if p == nil {
+		a.fail(CheckReveals, r, "reveals a seed for period %q, which was never committed before it", ev.Period)
+		return
+	}
+	if p.revealed != nil {
+		a.fail(CheckReveals, r, "period %q revealed a second time (first at %s)", ev.Period, p.revealed)
+		return
+	}
+	p.revealed, p.RevealedAt, p.Seed = &r, r.Version, ev.Seed
+	if ev.Commitment != p.Commitment {
+		a.fail(CheckReveals, r, "the reveal names commitment %s, but period %q committed %s at %s", short(ev.Commitment), ev.Period, short(p.Commitment), p.ref)
+	}
+	if err := dice.Verify(ev.Seed, p.Commitment); err != nil {
+		a.fail(CheckReveals, r, "the seed revealed for period %q does not match the commitment recorded at %s: %v", ev.Period, p.ref, err)
+		return
+	}
+	p.Verified = true
+}
+
+func (a *auditor) rolled(r EventRef, actor string, ev *rules.DiceRolled) {
+	ro := &roll{ref: r, ev: ev, actor: actor}
+	a.rollOrder = append(a.rollOrder, ro)
+	// Check 4: counters.
+	a.checks[CheckCounters].Checked++
+	switch first, seen := a.rolls[ev.Counter]; {
+	case seen:
+		a.add(CheckCounters, Fail, r, ev.Counter, "roll counter %d repeated (first at %s): a roll made again", ev.Counter, first.ref)
+	case ev.Counter != a.lastCounter+1:
+		if ev.Counter <= a.lastCounter {
+			a.add(CheckCounters, Fail, r, ev.Counter, "roll counter %d after %d: out of order", ev.Counter, a.lastCounter)
+		} else {
+			a.add(CheckCounters, Fail, r, ev.Counter, "roll counter %d follows %d: %s missing (a roll skipped or removed)", ev.Counter, a.lastCounter, counterRange(a.lastCounter+1, ev.Counter-1))
+		}
+		a.rolls[ev.Counter] = ro
+	default:
+		a.rolls[ev.Counter] = ro
+	}
+	a.lastCounter = max(a.lastCounter, ev.Counter)
+	// Check 3, the parts that need no seed.
+	a.checks[CheckRolls].Checked++
+	if len(ev.Values) != ev.Count {
+		a.add(CheckRolls, Fail, r, ev.Counter, "roll %d records %d values for %dD%d", ev.Counter, len(ev.Values), ev.Count, ev.Sides)
+	}
+	for _, v := range ev.Values {
+		if v < 1 || v > ev.Sides {
+			a.add(CheckRolls, Fail, r, ev.Counter, "roll %d: %d is not a face of a D%d", ev.Counter, v, ev.Sides)
+			break
+		}
+	}
+	switch ev.Source {
+	case rules.SourcePhysical:
+		if ev.EnteredBy == "" {
+			a.add(CheckRolls, Fail, r, ev.Counter, "physical roll %d does not say who entered it", ev.Counter)
+		}
+		return
+	case rules.SourceDigital:
+	default:
+		a.add(CheckRolls, Fail, r, ev.Counter, "roll %d has source %q, neither digital nor physical", ev.Counter, ev.Source)
+		return
+	}
+	p := a.periods[ev.Period]
+	switch {
+	case ev.Period == "":
+		a.add(CheckRolls, Fail, r, ev.Counter, "digital roll %d names no dice period", ev.Counter)
+		return
+	case p == nil:
+		a.add(CheckRolls, Fail, r, ev.Counter, "digital roll %d is of period %q, which has no commitment before it", ev.Counter, ev.Period)
+		return
+	case p.revealed != nil:
+		a.add(CheckRolls, Fail, r, ev.Counter, "digital roll %d was made after period %q's seed was revealed at %s: anyone could have known it", ev.Counter, ev.Period, p.revealed)
+	case p != a.open:
+		a.add(CheckRolls, Fail, r, ev.Counter, "digital roll %d is of period %q, but the open period is %q", ev.Counter, ev.Period, a.open.Period.Period)
+	}
+	if p.snap == nil {
+		p.snap = make(map[string]string, len(p.seeds))
+		for k, v := range p.seeds {
+			p.snap[k] = v
+		}
+	}
+	ro.period, ro.seeds = p, p.snap
+	if p.first == nil {
+		p.first = ro
+	}
+	p.rolls = append(p.rolls, ro)
+	p.DigitalRolls++
+}
+
+func counterRange(from, to uint64) string {
+	if from == to {
+		return fmt.Sprintf("roll %d", from)
+	}
+	return fmt.Sprintf("rolls %d..%d", from, to)
+}
+
+// resolved checks check 5 on one order.resolved.
+func (a *auditor) resolved(r EventRef, actor string, ev *rules.OrderResolved) {
+	a.checks[CheckOrders].Checked++
+	values := ev.Values
+	if ro := a.cite(r, ev.RollCounter, "order"); ro != nil {
+		values = ro.ev.Values
+		if !slices.Equal(ro.ev.Values, ev.Values) {
+			f := a.add(CheckOrders, Fail, r, ev.RollCounter, "the order's roll values differ from roll %d it cites (%s)", ev.RollCounter, ro.ref)
+			f.Expected, f.Recorded = ro.ev.Values, ev.Values
+		}
+		if a.rs != nil && (ro.ev.Count != a.rs.Command.OrderRoll.Count || ro.ev.Sides != a.rs.Command.OrderRoll.Sides) {
+			a.add(CheckOrders, Fail, r, ev.RollCounter, "roll %d is %dD%d; the ruleset's order roll is %s", ev.RollCounter, ro.ev.Count, ro.ev.Sides, a.rs.Command.OrderRoll)
+		}
+	}
+	if t := sum(ev.Values); t != ev.Total {
+		a.add(CheckOrders, Fail, r, ev.RollCounter, "total %d, but the values %s add up to %d", ev.Total, Ints(ev.Values), t)
+	}
+	eff := ev.BaseRating
+	for _, m := range ev.Modifiers {
+		eff += m.Value
+	}
+	if eff != ev.Effective {
+		a.add(CheckOrders, Fail, r, ev.RollCounter, "effective rating %d, but base %d plus modifiers %s is %d (C.7)", ev.Effective, ev.BaseRating, modifiers(ev.Modifiers), eff)
+	}
+	a.orders = append(a.orders, order{actor: actor, special: ev.Special, eff: ev.Effective, outcome: ev.Outcome, actions: ev.Actions})
+	if a.rs == nil {
+		a.add(CheckOrders, Fail, r, ev.RollCounter, "no ruleset recorded before this order (battle.created missing)")
+		return
+	}
+	outcome, actions, ok := resolveOrder(a.rs, ev.Special, values, ev.Effective)
+	switch {
+	case !ok:
+		a.add(CheckOrders, Fail, r, ev.RollCounter, "special order %q is not one the rules know", ev.Special)
+	case outcome != ev.Outcome || actions != ev.Actions:
+		a.add(CheckOrders, Fail, r, ev.RollCounter, "%s against effective rating %d is %s; the event records %s",
+			Ints(values), ev.Effective, outcomeName(outcome, actions), outcomeName(ev.Outcome, ev.Actions))
+	}
+	a.blunder(r, ev)
+}
+
+// blunder checks the C.5 blunder roll an order cites, if it blundered.
+func (a *auditor) blunder(r EventRef, ev *rules.OrderResolved) {
+	b := ev.Blunder
+	switch {
+	case ev.Outcome != rules.OutcomeBlunder && b != nil:
+		a.add(CheckOrders, Fail, r, b.Counter, "a blunder-table roll on an order that did not blunder")
+		return
+	case ev.Outcome != rules.OutcomeBlunder:
+		return
+	case b == nil:
+		a.add(CheckOrders, Fail, r, ev.RollCounter, "a blunder without its blunder-table roll (C.5)")
+		return
+	}
+	values := b.Values
+	if ro := a.cite(r, b.Counter, "blunder-table"); ro != nil {
+		values = ro.ev.Values
+		if !slices.Equal(ro.ev.Values, b.Values) {
+			f := a.add(CheckOrders, Fail, r, b.Counter, "the blunder-table values differ from roll %d it cites (%s)", b.Counter, ro.ref)
+			f.Expected, f.Recorded = ro.ev.Values, b.Values
+		}
+		if t := a.rs.Command.Blunder.Table.Dice; ro.ev.Count != t.Count || ro.ev.Sides != t.Sides {
+			a.add(CheckOrders, Fail, r, b.Counter, "blunder roll %d is %dD%d; the ruleset's blunder table reads %s", b.Counter, ro.ev.Count, ro.ev.Sides, t)
+		}
+	}
+	if b.Roll != sum(values) {
+		a.add(CheckOrders, Fail, r, b.Counter, "blunder-table roll %d, but the values %s add up to %d", b.Roll, Ints(values), sum(values))
+	}
+	entry, ok := a.rs.Command.Blunder.Table.Lookup(sum(values))
+	if !ok || entry.Result != b.Result {
+		a.add(CheckOrders, Fail, r, b.Counter, "the blunder table reads %q for %d; the event records %q", entry.Result, sum(values), b.Result)
+	}
+}
+
+// cite finds the roll a decision cites and marks it used.
+func (a *auditor) cite(r EventRef, counter uint64, what string) *roll {
+	ro := a.rolls[counter]
+	if ro == nil {
+		a.add(CheckOrders, Fail, r, counter, "cites %s roll %d, which is not in the log before it", what, counter)
+		return nil
+	}
+	if ro.cited != nil {
+		a.add(CheckOrders, Fail, r, counter, "cites %s roll %d, which %s already used", what, counter, ro.cited)
+		return ro
+	}
+	ro.cited = &r
+	return ro
+}
+
+// resolveOrder reads one order roll as the rules do (RULES.md C.3, C.5 for
+// an ordinary order; C.13, C.14 for "Follow me!" and "Steady!": success
+// when the roll is at most the effective rating, 6+6 still a blunder).
+func resolveOrder(rs *rules.Ruleset, special string, values []int, eff int) (outcome string, actions int, ok bool) {
+	cr := rs.Command
+	switch special {
+	case "":
+		o, n := cr.Resolve(values, eff)
+		return o, n, true
+	case rules.SpecialFollowMe, rules.SpecialSteady:
+	default:
+		return "", 0, false
+	}
+	switch {
+	case cr.IsBlunder(values):
+		return rules.OutcomeBlunder, 0, true
+	case sum(values) <= eff && special == rules.SpecialFollowMe:
+		return rules.OutcomeSuccess, cr.FollowMe.Actions, true
+	case sum(values) <= eff:
+		return rules.OutcomeSuccess, cr.Steady.Actions, true
+	}
+	return rules.OutcomeFailed, 0, true
+}
+
+func outcomeName(outcome string, actions int) string {
+	if outcome == rules.OutcomeActions || (outcome == rules.OutcomeSuccess && actions > 0) {
+		return fmt.Sprintf("%s (%d)", outcome, actions)
+	}
+	return outcome
+}
+
+func modifiers(ms []rules.Modifier) string {
+	if len(ms) == 0 {
+		return "(none)"
+	}
+	s := make([]string, len(ms))
+	for i, m := range ms {
+		s[i] = fmt.Sprintf("%+d", m.Value)
+	}
+	return strings.Join(s, " ")
+}
+
+func sum(v []int) int {
+	t := 0
+	for _, x := range v {
+		t += x
+	}
+	return t
+}
+
+// finish runs what needs the whole log: reveals missing, recomputation,
+// uncited rolls, statistics, and each check's status and summary.
+func (a *auditor) finish() {
+	if a.ended != nil {
+		a.rep.Ended, a.rep.EndedAt = true, a.ended.Version
+	}
+	for _, p := range a.periodOrder {
+		if p.revealed == nil {
+			if a.ended != nil {
+				a.fail(CheckReveals, p.ref, "period %q was committed but never revealed, and the battle ended at %s", p.Period.Period, a.ended)
+			} else {
+				a.add(CheckReveals, Pending, p.ref, 0, "period %q is not revealed yet (the battle is in progress)", p.Period.Period)
+			}
+		}
+		a.recompute(p)
+		a.rep.Periods = append(a.rep.Periods, p.Period)
+	}
+	for _, ro := range a.rollOrder {
+		if ro.cited == nil && ro.ev.Command == rules.CmdOrderGive {
+			a.add(CheckOrders, Fail, ro.ref, ro.ev.Counter, "roll %d (%s) was made for an order but no decision reads it: a discarded roll", ro.ev.Counter, ro.ev.Purpose)
+		}
+	}
+	a.statistics()
+	a.summaries()
+	for _, id := range checkOrder {
+		c := a.checks[id]
+		for _, f := range c.Findings {
+			if f.Status == Fail {
+				c.Status = Fail
+			} else if f.Status == Pending && c.Status == Pass {
+				c.Status = Pending
+			}
+		}
+		a.rep.Checks = append(a.rep.Checks, *c)
+	}
+}
+
+// recompute checks check 3 on a period's digital rolls: every one derived
+// again from the revealed seed (docs/dice.md).
+func (a *auditor) recompute(p *period) {
+	if len(p.rolls) == 0 {
+		return
+	}
+	first, last := p.rolls[0], p.rolls[len(p.rolls)-1]
+	what := fmt.Sprintf("%d digital %s of period %q (counters %d..%d)", len(p.rolls), plural(len(p.rolls), "roll", "rolls"), p.Period.Period, first.ev.Counter, last.ev.Counter)
+	switch {
+	case !p.schemeOK:
+		a.fail(CheckRolls, first.ref, "%s cannot be recomputed: scheme %q is unknown to this audit", what, p.Scheme)
+		return
+	case p.revealed == nil && a.ended != nil:
+		a.fail(CheckRolls, first.ref, "%s cannot be verified: the battle ended at %s without revealing the period's seed", what, a.ended)
+		return
+	case p.revealed == nil:
+		a.add(CheckRolls, Pending, first.ref, 0, "%s unverifiable until the reveal", what)
+		return
+	case !p.Verified:
+		a.fail(CheckRolls, *p.revealed, "%s cannot be verified: the seed revealed for the period does not match its commitment", what)
+		return
+	}
+	for _, ro := range p.rolls {
+		want, err := recomputeRoll(p.Seed, ro.seeds, a.battle, p.Period.Period, ro.ev.Counter, ro.ev.Count, ro.ev.Sides)
+		if err != nil {
+			a.add(CheckRolls, Fail, ro.ref, ro.ev.Counter, "roll %d cannot be recomputed: %v", ro.ev.Counter, err)
+			continue
+		}
+		if !slices.Equal(want, ro.ev.Values) {
+			f := a.add(CheckRolls, Fail, ro.ref, ro.ev.Counter, "digital roll %d (%dD%d, period %q, %d player %s) does not recompute from the revealed seed",
+				ro.ev.Counter, ro.ev.Count, ro.ev.Sides, p.Period.Period, len(ro.seeds), plural(len(ro.seeds), "seed", "seeds"))
+			f.Expected, f.Recorded = want, ro.ev.Values
+			continue
+		}
+		p.Recomputed++
+	}
+}
+
+// recomputeRoll derives a digital roll again (docs/dice.md section 3):
+// seedHex is the revealed seed, battle the "<campaign>/<battle>" id.
+func recomputeRoll(seedHex string, players map[string]string, battle, period string, counter uint64, n, sides int) ([]int, error) {
+	seed, err := dice.ParseSeed(seedHex)
+	if err != nil {
+		return nil, fmt.Errorf("revealed seed: %w", err)
+	}
+	return dice.Roll(dice.Input{Seed: seed, PlayerSeeds: players, Battle: battle, Period: period}, counter, n, sides)
+}
+
+func (a *auditor) summaries() {
+	revealed, digital, recomputed, physical := 0, 0, 0, 0
+	for _, p := range a.periodOrder {
+		if p.revealed != nil {
+			revealed++
+		}
+		digital += p.DigitalRolls
+		recomputed += p.Recomputed
+	}
+	for _, ro := range a.rollOrder {
+		if ro.ev.Source == rules.SourcePhysical {
+			physical++
+		}
+	}
+	a.checks[CheckDecode].Summary = fmt.Sprintf("%d events decoded", a.checks[CheckDecode].Checked)
+	a.checks[CheckReveals].Summary = fmt.Sprintf("%d %s committed, %d revealed", len(a.periodOrder), plural(len(a.periodOrder), "period", "periods"), revealed)
+	a.checks[CheckRolls].Summary = fmt.Sprintf("%d of %d digital recomputed, %d physical", recomputed, digital, physical)
+	a.checks[CheckCounters].Summary = fmt.Sprintf("%d rolls, counters up to %d", len(a.rollOrder), a.lastCounter)
+	a.checks[CheckOrders].Summary = fmt.Sprintf("%d orders", len(a.orders))
+	a.checks[CheckSeedTiming].Summary = fmt.Sprintf("%d player %s", a.seedsAdded, plural(a.seedsAdded, "seed", "seeds"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
