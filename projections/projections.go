@@ -44,6 +44,11 @@ type RunOptions struct {
 	// arrive, until the context ends. Without it Run returns once the
 	// projection has reached the log's last sequence at the start.
 	Follow bool
+	// Until, when not 0, stops the run once the projection has reached
+	// this log sequence (or the log's end, if that comes first), even with
+	// Follow: `projections verify` rebuilds a scratch copy up to the live
+	// projection's checkpoint this way.
+	Until uint64
 	// OnProgress, if set, is called after every batch.
 	OnProgress func(Progress)
 }
@@ -63,6 +68,10 @@ func Run(ctx context.Context, log events.Log, p Projection, opts RunOptions) err
 	target, err := log.LastSequence(ctx)
 	if err != nil {
 		return fmt.Errorf("projections: last sequence: %w", err)
+	}
+	if opts.Until > 0 {
+		target = min(target, opts.Until)
+		opts.Follow = false
 	}
 	prog := Progress{Sequence: from, Target: target, Start: time.Now()}
 	if !opts.Follow && from >= target {

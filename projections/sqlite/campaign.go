@@ -2,15 +2,14 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/events"
 )
 
-func applyCampaignEvent(ctx context.Context, tx *sql.Tx, e *events.Envelope) error {
-	payload, err := campaign.Registry().Upcast(e)
+func (d *DB) applyCampaignEvent(ctx context.Context, tx *txw, e *events.Envelope) error {
+	payload, err := d.reg.Upcast(e)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,8 @@ import (
 // Tables lists the projection's tables, in the order they are compared.
 var Tables = []string{
 	"checkpoint", "events", "commands", "campaigns", "campaign_sides", "campaign_battles",
-	"battles", "battle_state", "units", "generals", "orders", "rolls",
+	"battles", "battle_state", "battle_sides", "brigades", "units", "generals",
+	"unit_turns", "general_turns", "orders", "rolls", "unit_actions", "dice_periods", "dice_seeds",
 }
 
 // TableDigest is one table's row count and a hash of its rows in primary
@@ -25,6 +26,8 @@ type TableDigest struct {
 // Digest summarises every table so that two databases can be compared
 // table by table without holding them in memory.
 func (d *DB) Digest(ctx context.Context) ([]TableDigest, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
 	out := make([]TableDigest, 0, len(Tables))
 	for _, t := range Tables {
 		td, err := d.digestTable(ctx, t)

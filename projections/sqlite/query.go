@@ -62,6 +62,8 @@ type GeneralView struct {
 
 // Battle returns a battle's projected state.
 func (d *DB) Battle(ctx context.Context, key events.Key) (BattleView, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
 	v := BattleView{Campaign: key.Campaign, Battle: key.Battle}
 	err := d.db.QueryRowContext(ctx, `SELECT name, status, turn, phasing_side, phase, measurement, table_width, table_depth, version
 		FROM battles WHERE campaign = ? AND battle = ?`, key.Campaign, key.Battle).
@@ -123,6 +125,8 @@ type EventView struct {
 // Events returns a stream's events in order (a battle's, or with an empty
 // battle the campaign's own).
 func (d *DB) Events(ctx context.Context, key events.Key) ([]EventView, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
 	rows, err := d.db.QueryContext(ctx, `SELECT seq, campaign, battle, version, id, type, time, actor, command_id, audience, hash, payload
 		FROM events WHERE campaign = ? AND battle = ? ORDER BY version`, key.Campaign, key.Battle)
 	if err != nil {
@@ -169,6 +173,8 @@ type CampaignBattle struct {
 
 // Campaign returns a campaign with its sides and battles.
 func (d *DB) Campaign(ctx context.Context, id string) (CampaignView, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
 	v := CampaignView{ID: id}
 	err := d.db.QueryRowContext(ctx, `SELECT name, era FROM campaigns WHERE id = ?`, id).Scan(&v.Name, &v.Era)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -1,7 +1,10 @@
 // Package sqlite is the ledger's read model in a SQLite file: campaigns,
-// battles with their units and generals, orders, dice rolls and an index of
-// every event. It is fed by projections.Run and can be deleted and rebuilt
-// from the log at any time.
+// battles with their sides, brigades, units and generals, the turn's
+// bookkeeping, orders, dice rolls, unit actions, dice commitments and an
+// index of every event. It is fed by projections.Run, each batch committed
+// with its checkpoint, and can be deleted and rebuilt from the log at any
+// time: Build makes a new file aside, Swap puts it in place of the live one,
+// Compare checks two files table by table (docs/projections.md).
 package sqlite
 
 import (
@@ -14,9 +17,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver (cgo)
 
+	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/rules"
@@ -28,20 +33,51 @@ var migrations embed.FS
 // Name is this projection's row in the checkpoint table.
 const Name = "ledger"
 
-// DB is the SQLite read model.
+// DB is the SQLite read model. Its methods are safe for concurrent use; one
+// projector at a time calls ApplyBatch.
 type DB struct {
+	// mu guards db: queries and batches hold it for reading, Swap for
+	// writing while it replaces the file under them.
+	mu   sync.RWMutex
 	db   *sql.DB
 	path string
+	reg  *events.Registry
+	// apply serialises ApplyBatch, which owns battles.
+	apply sync.Mutex
 	// battles caches the folded state of the battles this process has
 	// projected, so a batch need not load it from battle_state each time.
+	// Ended battles leave it: memory holds the open battles only.
 	battles map[events.Key]*battleState
 }
 
 var _ projections.Projection = (*DB)(nil)
 
+// Options tune Open.
+type Options struct {
+	// Registry decodes and upcasts the events (default campaign.Registry()).
+	// Tests inject their own to project types or schema versions the
+	// program does not (yet) have.
+	Registry *events.Registry
+}
+
 // Open opens (creating if needed) the SQLite file at path, in WAL mode with
 // foreign keys on, and applies the migrations it has not yet recorded.
-func Open(path string) (*DB, error) {
+func Open(path string) (*DB, error) { return OpenWith(path, Options{}) }
+
+// OpenWith is Open with options.
+func OpenWith(path string, opts Options) (*DB, error) {
+	if opts.Registry == nil {
+		opts.Registry = campaign.Registry()
+	}
+	db, err := openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &DB{db: db, path: path, reg: opts.Registry, battles: map[events.Key]*battleState{}}, nil
+}
+
+// openFile opens the file and brings its schema up to date.
+func openFile(path string) (*sql.DB, error) {
 	dsn := "file:" + path + "?_journal_mode=WAL&_foreign_keys=on&_synchronous=NORMAL&_busy_timeout=10000&_txlock=immediate"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
@@ -50,26 +86,45 @@ func Open(path string) (*DB, error) {
 	// One writer: SQLite serialises writes anyway, and one connection keeps
 	// the batch transaction and its reads consistent.
 	db.SetMaxOpenConns(1)
-	d := &DB{db: db, path: path, battles: map[events.Key]*battleState{}}
-	if err := d.migrate(context.Background()); err != nil {
+	if err := migrate(context.Background(), db); err != nil {
 		db.Close()
 		return nil, err
 	}
-	return d, nil
+	return db, nil
 }
 
 // Path returns the file's path.
 func (d *DB) Path() string { return d.path }
 
+// CachedBattles returns how many battles' folded states the projector holds
+// in memory: the battles it has applied events of that have not ended. It
+// is what the projector's memory grows with, not the length of the log.
+func (d *DB) CachedBattles() int {
+	d.apply.Lock()
+	defer d.apply.Unlock()
+	return len(d.battles)
+}
+
+// Registry returns the registry the projection decodes events with.
+func (d *DB) Registry() *events.Registry { return d.reg }
+
 // Close closes the file.
-func (d *DB) Close() error { return d.db.Close() }
+func (d *DB) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.db.Close()
+}
 
 // SQL exposes the database for read-only queries of other packages' tests
-// and tools.
-func (d *DB) SQL() *sql.DB { return d.db }
+// and tools. The handle it returns is closed by Swap: ask again after one.
+func (d *DB) SQL() *sql.DB {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.db
+}
 
-func (d *DB) migrate(ctx context.Context) error {
-	if _, err := d.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)`); err != nil {
+func migrate(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)`); err != nil {
 		return fmt.Errorf("sqlite: migrations table: %w", err)
 	}
 	names, err := fs.Glob(migrations, "migrations/*.sql")
@@ -84,7 +139,7 @@ func (d *DB) migrate(ctx context.Context) error {
 			return fmt.Errorf("sqlite: migration %s: name must start with its number", base)
 		}
 		var n int
-		if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, v).Scan(&n); err != nil {
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, v).Scan(&n); err != nil {
 			return fmt.Errorf("sqlite: migrations: %w", err)
 		}
 		if n > 0 {
@@ -94,7 +149,7 @@ func (d *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		tx, err := d.db.BeginTx(ctx, nil)
+		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return err
 		}
@@ -115,6 +170,12 @@ func (d *DB) migrate(ctx context.Context) error {
 
 // Checkpoint returns the last log sequence applied.
 func (d *DB) Checkpoint(ctx context.Context) (uint64, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.checkpoint(ctx)
+}
+
+func (d *DB) checkpoint(ctx context.Context) (uint64, error) {
 	var seq uint64
 	err := d.db.QueryRowContext(ctx, `SELECT sequence FROM checkpoint WHERE projection = ?`, Name).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -133,14 +194,19 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 	if len(evs) == 0 {
 		return nil
 	}
-	cp, err := d.Checkpoint(ctx)
+	d.apply.Lock()
+	defer d.apply.Unlock()
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	cp, err := d.checkpoint(ctx)
 	if err != nil {
 		return err
 	}
-	tx, err := d.db.BeginTx(ctx, nil)
+	sqlTx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: begin: %w", err)
 	}
+	tx := &txw{Tx: sqlTx, stmts: map[string]*sql.Stmt{}}
 	touched := map[events.Key]*battleState{}
 	defer func() {
 		if err != nil {
@@ -190,7 +256,7 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 	return nil
 }
 
-func (d *DB) applyEvent(ctx context.Context, tx *sql.Tx, e *events.Envelope, touched map[events.Key]*battleState) error {
+func (d *DB) applyEvent(ctx context.Context, tx *txw, e *events.Envelope, touched map[events.Key]*battleState) error {
 	hash := events.Hash(e.Raw)
 	if len(e.Raw) == 0 {
 		return errors.New("event has no stored form")
@@ -208,7 +274,29 @@ func (d *DB) applyEvent(ctx context.Context, tx *sql.Tx, e *events.Envelope, tou
 		return err
 	}
 	if e.Battle == "" {
-		return applyCampaignEvent(ctx, tx, e)
+		return d.applyCampaignEvent(ctx, tx, e)
 	}
 	return d.applyBattleEvent(ctx, tx, e, touched)
+}
+
+// txw is a batch's transaction that prepares each statement once: a batch
+// runs the same few statements hundreds of times, and preparing them was a
+// third of the projector's time.
+type txw struct {
+	*sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+// ExecContext runs query with args on the transaction's prepared statement
+// for query. The statements close with the transaction.
+func (t *txw) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, ok := t.stmts[query]
+	if !ok {
+		var err error
+		if st, err = t.Tx.PrepareContext(ctx, query); err != nil {
+			return nil, err
+		}
+		t.stmts[query] = st
+	}
+	return st.ExecContext(ctx, args...)
 }

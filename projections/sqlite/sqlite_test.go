@@ -56,7 +56,7 @@ func battleLog(t *testing.T) events.Log {
 				"c_in_c": map[string]any{"id": side.id + "-c", "rating": 9, "position": map[string]float64{"x": 36, "y": side.y - 6}},
 				"brigades": []map[string]any{{"id": side.id + "-b", "order": "attack",
 					"general": map[string]any{"id": side.id + "-g", "rating": 8, "position": map[string]float64{"x": 20, "y": side.y}},
-					"units": []map[string]any{{"id": side.id + "-u", "type": "light_cavalry", "position": map[string]float64{"x": 30, "y": side.y}}}}}})
+					"units":   []map[string]any{{"id": side.id + "-u", "type": "light_cavalry", "position": map[string]float64{"x": 30, "y": side.y}}}}}})
 		}
 		do(b+"-start", "battle.start", b, map[string]any{})
 		for turn := 0; turn < 6; turn++ {

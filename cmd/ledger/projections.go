@@ -1,0 +1,347 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/clubledger/ledger/projections"
+	"github.com/clubledger/ledger/projections/sqlite"
+)
+
+func init() {
+	extraCommands = append(extraCommands, func(c *cli) *cobra.Command { return c.projectionsCommand() })
+}
+
+func (c *cli) projectionsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "projections",
+		Short: "Look after the SQLite projection: status, rebuild from the log, verify against a rebuild",
+		Long: `The SQLite projection is derived from the event log and can always be rebuilt
+from it (docs/projections.md). Every batch of events and the log sequence it
+reaches (the checkpoint) commit in one transaction, so an interrupted
+projector resumes without losing or repeating an event.`,
+	}
+	cmd.AddCommand(c.projectionsStatusCommand(), c.projectionsRebuildCommand(), c.projectionsVerifyCommand())
+	return cmd
+}
+
+func (c *cli) projectionsStatusCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show the projection's file, its checkpoint and how far the log is ahead",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			app, release, err := c.open()
+			if err != nil {
+				return err
+			}
+			defer release()
+			cp, err := app.DB.Checkpoint(c.ctx)
+			if err != nil {
+				return err
+			}
+			last, err := app.Log.LastSequence(c.ctx)
+			if err != nil {
+				return err
+			}
+			aside := sqlite.AsidePath(app.DB.Path())
+			_, statErr := os.Stat(aside)
+			st := struct {
+				Path       string `json:"path"`
+				Checkpoint uint64 `json:"checkpoint"`
+				Log        uint64 `json:"log_last_sequence"`
+				Behind     uint64 `json:"behind"`
+				Aside      string `json:"interrupted_rebuild,omitempty"`
+			}{Path: app.DB.Path(), Checkpoint: cp, Log: last, Behind: last - min(cp, last)}
+			if statErr == nil {
+				st.Aside = aside
+			}
+			if c.output == "json" {
+				return writeJSON(c.stdout, st)
+			}
+			fmt.Fprintf(c.stdout, "projection %s: checkpoint %d, log at %d (%d behind)\n", st.Path, cp, last, st.Behind)
+			if st.Aside != "" {
+				fmt.Fprintf(c.stdout, "an interrupted rebuild is at %s: `ledger projections rebuild` resumes it\n", st.Aside)
+			}
+			return nil
+		},
+	}
+}
+
+// rebuildResult is what `projections rebuild` reports.
+type rebuildResult struct {
+	Path       string  `json:"path"`
+	Checkpoint uint64  `json:"checkpoint"`
+	Events     uint64  `json:"events_applied"`
+	Resumed    uint64  `json:"resumed_from,omitempty"`
+	Seconds    float64 `json:"seconds"`
+	Rate       float64 `json:"events_per_second"`
+}
+
+func (c *cli) projectionsRebuildCommand() *cobra.Command {
+	var fresh bool
+	var batch int
+	cmd := &cobra.Command{
+		Use:   "rebuild",
+		Short: "Rebuild the projection from the first event, aside, and swap it in",
+		Long: `Rebuild projects the whole log into a new file beside the live one
+(<db>.rebuild), then swaps it in: it renames the new file over the live one
+and removes the live one's -wal and -shm. Queries see the old projection
+until that moment and the new one after it, never a half-built one.
+
+An interrupted rebuild (killed, Ctrl-C) leaves its file; the next rebuild
+resumes it from its checkpoint. --fresh starts it over.
+
+The swap is refused (the rebuilt file is kept) while another process, such as
+ledger serve, has the projection open: see docs/projections.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			app, release, err := c.open()
+			if err != nil {
+				return err
+			}
+			defer release()
+			live := app.DB.Path()
+			aside := sqlite.AsidePath(live)
+			res := rebuildResult{Path: live}
+			if !fresh {
+				if _, err := os.Stat(aside); err == nil {
+					res.Resumed, err = checkpointOf(c.ctx, aside)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(c.stderr, "resuming the interrupted rebuild in %s from log sequence %d\n", aside, res.Resumed)
+				}
+			}
+			bar := newProgressReporter(c.stderr, "rebuild")
+			start := time.Now()
+			err = sqlite.Build(c.ctx, app.Log, aside, sqlite.BuildOptions{
+				Registry: app.DB.Registry(), Fresh: fresh, BatchSize: batch,
+				OnProgress: func(p projections.Progress) {
+					res.Events, res.Checkpoint = p.Applied, p.Sequence
+					bar.update(p)
+				},
+			})
+			bar.finish()
+			if err != nil {
+				if c.ctx.Err() != nil {
+					return fmt.Errorf("rebuild interrupted at log sequence %d; run it again to resume: %w", res.Checkpoint, err)
+				}
+				return err
+			}
+			if err := app.DB.Swap(c.ctx, aside); err != nil {
+				if errors.Is(err, sqlite.ErrInUse) {
+					return fmt.Errorf("%w; the rebuilt projection is kept in %s and the next rebuild swaps it in", err, aside)
+				}
+				return err
+			}
+			if res.Checkpoint, err = app.DB.Checkpoint(c.ctx); err != nil {
+				return err
+			}
+			res.Seconds = time.Since(start).Seconds()
+			if res.Seconds > 0 {
+				res.Rate = float64(res.Events) / res.Seconds
+			}
+			if c.output == "json" {
+				return writeJSON(c.stdout, res)
+			}
+			fmt.Fprintf(c.stdout, "rebuilt %s up to log sequence %d: %d events applied in %.1fs (%.0f events/s)\n",
+				live, res.Checkpoint, res.Events, res.Seconds, res.Rate)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&fresh, "fresh", false, "discard an interrupted rebuild instead of resuming it")
+	cmd.Flags().IntVar(&batch, "batch", 500, "events applied per transaction")
+	return cmd
+}
+
+// checkpointOf reads the checkpoint of a projection file not in use.
+func checkpointOf(ctx context.Context, path string) (uint64, error) {
+	db, err := sqlite.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	return db.Checkpoint(ctx)
+}
+
+func (c *cli) projectionsVerifyCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "verify",
+		Short: "Rebuild into a scratch file and compare it with the live projection, table by table (exit 4 on a difference)",
+		Long: `Verify brings the live projection up to the log's end, rebuilds the log
+into a scratch file up to the same checkpoint, and compares the two table by
+table (row counts and a hash of every row). A difference means the live
+projection was changed outside the projector, or the projector is not
+deterministic: rebuild it (ledger projections rebuild) and report a bug.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			app, release, err := c.open()
+			if err != nil {
+				return err
+			}
+			defer release()
+			if err := app.CatchUp(c.ctx, nil); err != nil {
+				return err
+			}
+			cp, err := app.DB.Checkpoint(c.ctx)
+			if err != nil {
+				return err
+			}
+			dir, err := os.MkdirTemp("", "ledger-verify-")
+			if err != nil {
+				return fmt.Errorf("verify: scratch folder: %w", err)
+			}
+			defer os.RemoveAll(dir)
+			scratch := filepath.Join(dir, "rebuild.db")
+			bar := newProgressReporter(c.stderr, "verify")
+			err = sqlite.Build(c.ctx, app.Log, scratch, sqlite.BuildOptions{
+				Registry: app.DB.Registry(), Fresh: true, Until: cp, OnProgress: bar.update,
+			})
+			bar.finish()
+			if err != nil {
+				return err
+			}
+			rebuilt, err := sqlite.OpenWith(scratch, sqlite.Options{Registry: app.DB.Registry()})
+			if err != nil {
+				return err
+			}
+			defer rebuilt.Close()
+			got, err := app.DB.Digest(c.ctx)
+			if err != nil {
+				return err
+			}
+			want, err := rebuilt.Digest(c.ctx)
+			if err != nil {
+				return err
+			}
+			type row struct {
+				Table   string `json:"table"`
+				Rows    int    `json:"rows"`
+				Rebuilt int    `json:"rebuilt_rows"`
+				Same    bool   `json:"same"`
+			}
+			var rows []row
+			var differ []string
+			for i := range got {
+				r := row{Table: got[i].Table, Rows: got[i].Rows, Rebuilt: want[i].Rows, Same: got[i].Hash == want[i].Hash}
+				if !r.Same {
+					differ = append(differ, r.Table)
+				}
+				rows = append(rows, r)
+			}
+			if c.output == "json" {
+				if err := writeJSON(c.stdout, struct {
+					Checkpoint uint64 `json:"checkpoint"`
+					Tables     []row  `json:"tables"`
+				}{cp, rows}); err != nil {
+					return err
+				}
+			} else {
+				tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
+				fmt.Fprintln(tw, "TABLE\tROWS\tREBUILT\tRESULT")
+				for _, r := range rows {
+					res := "same"
+					if !r.Same {
+						res = "DIFFERS"
+					}
+					fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", r.Table, r.Rows, r.Rebuilt, res)
+				}
+				tw.Flush()
+			}
+			if len(differ) > 0 {
+				return &checkError{msg: fmt.Sprintf("the projection at log sequence %d differs from a rebuild in %d table(s): %s",
+					cp, len(differ), strings.Join(differ, ", "))}
+			}
+			if c.output != "json" {
+				fmt.Fprintf(c.stdout, "\nthe projection at log sequence %d equals a rebuild from the log\n", cp)
+			}
+			return nil
+		},
+	}
+}
+
+// progressReporter shows a long run's progress: a bar with the count, the
+// rate and the time left on a terminal; elsewhere a plain line every few
+// seconds and one at the end, so logs stay readable.
+type progressReporter struct {
+	w     io.Writer
+	label string
+	bar   *progressbar.ProgressBar
+	tty   bool
+	last  time.Time
+	p     projections.Progress
+	// shown is the progress last printed as a line.
+	shown projections.Progress
+}
+
+func newProgressReporter(w io.Writer, label string) *progressReporter {
+	r := &progressReporter{w: w, label: label}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		r.tty = true
+	}
+	return r
+}
+
+func (r *progressReporter) update(p projections.Progress) {
+	r.p = p
+	if r.tty {
+		// The bar runs over log sequences: a resumed run starts part way.
+		if r.bar == nil {
+			r.bar = progressbar.NewOptions64(int64(p.Target),
+				progressbar.OptionSetWriter(r.w),
+				progressbar.OptionSetDescription(r.label),
+				progressbar.OptionShowCount(),
+				progressbar.OptionShowIts(),
+				progressbar.OptionSetItsString("events"),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionFullWidth(),
+				progressbar.OptionOnCompletion(func() { fmt.Fprintln(r.w) }),
+			)
+		}
+		r.bar.Set64(int64(p.Sequence))
+		return
+	}
+	if time.Since(r.last) >= 2*time.Second {
+		r.last = time.Now()
+		r.line()
+	}
+}
+
+func (r *progressReporter) line() {
+	p := r.p
+	r.shown = p
+	el := time.Since(p.Start)
+	rate := 0.0
+	if el > 0 {
+		rate = float64(p.Applied) / el.Seconds()
+	}
+	left := "-"
+	if rate > 0 && p.Target > p.Sequence {
+		left = time.Duration(float64(p.Target-p.Sequence) / rate * float64(time.Second)).Round(time.Second).String()
+	}
+	fmt.Fprintf(r.w, "%s: log sequence %d of %d, %d events applied, %.0f events/s, %s left\n",
+		r.label, p.Sequence, p.Target, p.Applied, rate, left)
+}
+
+func (r *progressReporter) finish() {
+	if r.bar != nil {
+		r.bar.Finish()
+		return
+	}
+	if !r.tty && !r.p.Start.IsZero() && r.shown != r.p {
+		r.line()
+	}
+}

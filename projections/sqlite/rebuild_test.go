@@ -1,0 +1,299 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/events/jetstream/jstest"
+	"github.com/clubledger/ledger/projections"
+	"github.com/clubledger/ledger/projections/projtest"
+	"github.com/clubledger/ledger/projections/sqlite"
+)
+
+func filledLog(t *testing.T, n int) (events.Log, projtest.Stats) {
+	t.Helper()
+	log := jstest.NewLog(t)
+	st, err := projtest.Fill(context.Background(), log, projtest.FillOptions{Events: n, Turns: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return log, st
+}
+
+// TestSwapReplacesTheFileUnderReaders builds a projection aside while
+// readers query the live one, swaps it in, and checks that every read saw
+// either the old projection or the new one, never an error or a mixture,
+// and that nothing of the build is left beside the live file.
+func TestSwapReplacesTheFileUnderReaders(t *testing.T) {
+	ctx := context.Background()
+	log, st := filledLog(t, 3000)
+	dir := t.TempDir()
+	live := filepath.Join(dir, "ledger.db")
+	old := st.Last / 2
+	if err := sqlite.Build(ctx, log, live, sqlite.BuildOptions{Until: old}); err != nil {
+		t.Fatal(err)
+	}
+	db := mustOpen(t, live)
+	aside := sqlite.AsidePath(live)
+	if err := sqlite.Build(ctx, log, aside, sqlite.BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	var stop atomic.Bool
+	var reads atomic.Int64
+	var wg sync.WaitGroup
+	seen := make([]map[uint64]int, 2)
+	for r := range seen {
+		seen[r] = map[uint64]int{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				cp, err := db.Checkpoint(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				// Queries of the tables must not fail either side of the swap.
+				if _, err := db.Campaign(ctx, "synth"); err != nil {
+					t.Error(err)
+					return
+				}
+				seen[r][cp]++
+				reads.Add(1)
+			}
+		}()
+	}
+	jstest.CheckFor(t, 5*time.Second, time.Millisecond, func() error {
+		if reads.Load() < 10 {
+			return errors.New("readers not started")
+		}
+		return nil
+	})
+	if err := db.Swap(ctx, aside); err != nil {
+		t.Fatal(err)
+	}
+	jstest.CheckFor(t, 5*time.Second, time.Millisecond, func() error {
+		cp, _ := db.Checkpoint(ctx)
+		if cp != st.Last {
+			return errors.New("not swapped yet")
+		}
+		return nil
+	})
+	stop.Store(true)
+	wg.Wait()
+	for r := range seen {
+		for cp := range seen[r] {
+			if cp != old && cp != st.Last {
+				t.Errorf("reader %d saw checkpoint %d: neither the old %d nor the new %d", r, cp, old, st.Last)
+			}
+		}
+	}
+	for _, p := range []string{aside, aside + "-wal", aside + "-shm"} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is still there", p)
+		}
+	}
+	// The swapped-in file is a complete projection that goes on following.
+	clean := mustOpen(t, filepath.Join(dir, "clean.db"))
+	if err := projections.Run(ctx, log, clean, projections.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if diffs, err := db.Compare(ctx, clean); err != nil || len(diffs) > 0 {
+		t.Fatalf("swapped-in projection differs from a clean build: %v %v", diffs, err)
+	}
+	if _, err := projtest.Fill(ctx, log, projtest.FillOptions{Events: 200, Campaign: "more"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := projections.Run(ctx, log, db, projections.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Campaign(ctx, "more"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSwapRefusedWhileAnotherConnectionHasTheFile: a second connection (as
+// another process would hold) keeps the live file; Swap changes nothing
+// and says so, and succeeds once that connection is closed.
+func TestSwapRefusedWhileAnotherConnectionHasTheFile(t *testing.T) {
+	ctx := context.Background()
+	log, st := filledLog(t, 500)
+	dir := t.TempDir()
+	live := filepath.Join(dir, "ledger.db")
+	db := mustOpen(t, live)
+	other, err := sqlite.Open(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	aside := sqlite.AsidePath(live)
+	if err := sqlite.Build(ctx, log, aside, sqlite.BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = db.Swap(ctx, aside)
+	if !errors.Is(err, sqlite.ErrInUse) {
+		t.Fatalf("swap under another connection: %v", err)
+	}
+	t.Logf("refused after %s: %v", time.Since(start).Round(time.Millisecond), err)
+	if cp, _ := db.Checkpoint(ctx); cp != 0 {
+		t.Fatalf("the refused swap changed the live file: checkpoint %d", cp)
+	}
+	if _, err := os.Stat(aside); err != nil {
+		t.Fatalf("the refused swap lost the rebuilt file: %v", err)
+	}
+	other.Close()
+	if err := db.Swap(ctx, aside); err != nil {
+		t.Fatal(err)
+	}
+	if cp, _ := db.Checkpoint(ctx); cp != st.Last {
+		t.Fatalf("after the swap: checkpoint %d, want %d", cp, st.Last)
+	}
+}
+
+// TestUpcastOnTheProjectionPath stores a version-1 campaign.created, whose
+// payload called the name "title", in a real log, and projects it with a
+// registry in which campaign.created is at schema 2 with the upcaster from
+// 1: the projection reads the version-1 event as version 2.
+func TestUpcastOnTheProjectionPath(t *testing.T) {
+	ctx := context.Background()
+	log := jstest.NewLog(t)
+	v1 := events.Envelope{
+		ID: "old/create/0", Campaign: "old", Type: campaign.EvCreated, Schema: 1,
+		Time: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), Actor: "umpire", CommandID: "create",
+		Audience: events.AudienceAll,
+		Payload:  json.RawMessage(`{"campaign":"old","title":"Old campaign","era":"napoleonic","sides":[{"id":"a","name":"A"}]}`),
+	}
+	batch := []events.Envelope{v1}
+	if err := events.Chain(nil, batch); err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Append(ctx, events.Key{Campaign: "old"}, 0, batch); err != nil {
+		t.Fatal(err)
+	}
+
+	reg := events.NewRegistry()
+	reg.Register(campaign.EvCreated, 2, "test: campaign.created whose name was called title in schema 1")
+	reg.Register(campaign.EvBattleAdded, 1, "")
+	upcasts := 0
+	reg.RegisterUpcaster(campaign.EvCreated, 1, func(p json.RawMessage) (json.RawMessage, error) {
+		upcasts++
+		var m map[string]any
+		if err := json.Unmarshal(p, &m); err != nil {
+			return nil, err
+		}
+		m["name"] = m["title"]
+		delete(m, "title")
+		return json.Marshal(m)
+	})
+	db, err := sqlite.OpenWith(filepath.Join(t.TempDir(), "p.db"), sqlite.Options{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := projections.Run(ctx, log, db, projections.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Campaign(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Name != "Old campaign" || upcasts != 1 {
+		t.Fatalf("campaign %+v after %d upcasts", c, upcasts)
+	}
+	// The event index keeps the event as stored: schema 1, old payload.
+	evs, err := db.Events(ctx, events.Key{Campaign: "old"})
+	if err != nil || len(evs) != 1 || !json.Valid(evs[0].Payload) || string(evs[0].Payload) != string(v1.Payload) {
+		t.Fatalf("stored event %+v %v", evs, err)
+	}
+	// The program's own registry, which has no schema 2, projects the
+	// stored name as missing: proof that the upcaster did the work.
+	plain := mustOpen(t, filepath.Join(t.TempDir(), "plain.db"))
+	if err := projections.Run(ctx, log, plain, projections.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := plain.Campaign(ctx, "old"); c.Name != "" {
+		t.Fatalf("without the upcaster the name is %q", c.Name)
+	}
+	// A payload newer than the program is refused, not misread.
+	newer := events.NewRegistry()
+	newer.Register(campaign.EvCreated, 1, "")
+	if _, err := newer.Upcast(&events.Envelope{ID: "x", Type: campaign.EvCreated, Schema: 2}); err == nil {
+		t.Fatal("a schema-2 event read by schema-1 code")
+	}
+}
+
+// TestMigrationOfAnOlderProjectionReplays opens a projection made with
+// migration 0001 only: 0002 adds its tables and resets the checkpoint, and
+// the next run makes it equal to a clean build.
+func TestMigrationOfAnOlderProjectionReplays(t *testing.T) {
+	ctx := context.Background()
+	log, st := filledLog(t, 600)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "old.db")
+	init1, err := os.ReadFile("migrations/0001_init.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)`,
+		string(init1),
+		`INSERT INTO schema_migrations VALUES (1, '0001_init.sql')`,
+		`INSERT INTO checkpoint VALUES ('ledger', 42)`,
+		`INSERT INTO campaigns VALUES ('synth', 'as projected by 0001', 'napoleonic', '')`,
+	} {
+		if _, err := old.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.Close()
+
+	db := mustOpen(t, path)
+	if cp, _ := db.Checkpoint(ctx); cp != 0 {
+		t.Fatalf("checkpoint after the migration: %d", cp)
+	}
+	if err := projections.Run(ctx, log, db, projections.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	clean := mustOpen(t, filepath.Join(dir, "clean.db"))
+	if err := projections.Run(ctx, log, clean, projections.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if diffs, err := db.Compare(ctx, clean); err != nil || len(diffs) > 0 {
+		t.Fatalf("migrated projection differs from a clean one: %v %v", diffs, err)
+	}
+	if cp, _ := db.Checkpoint(ctx); cp != st.Last {
+		t.Fatalf("checkpoint %d, want %d", cp, st.Last)
+	}
+}
+
+// TestMemoryHoldsOpenBattlesOnly: after projecting a campaign of many
+// battles played four at a time, the projector holds the states of the
+// battles still open, not of every battle it has seen.
+func TestMemoryHoldsOpenBattlesOnly(t *testing.T) {
+	log, st := filledLog(t, 3000)
+	db := mustOpen(t, filepath.Join(t.TempDir(), "p.db"))
+	if err := projections.Run(context.Background(), log, db, projections.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := db.CachedBattles(); st.Battles < 10 || n > 4 {
+		t.Fatalf("%d battles projected, %d held in memory", st.Battles, n)
+	}
+}
