@@ -168,6 +168,7 @@ func (c *cli) loadConfig(cmd *cobra.Command) error {
 	c.v.SetDefault("http.addr", def.HTTP.Addr)
 	c.v.SetDefault("http.tls_cert", "")
 	c.v.SetDefault("http.tls_key", "")
+	c.v.SetDefault("http.admin_token", "")
 	c.v.SetDefault("lang", def.Lang)
 	c.v.SetDefault("actor", def.Actor)
 	c.v.SetDefault("retries", def.Retries)

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/config"
+	"github.com/clubledger/ledger/web"
+)
+
+func init() {
+	extraCommands = append(extraCommands,
+		func(c *cli) *cobra.Command { return c.serveCommand() },
+		func(c *cli) *cobra.Command { return c.playerCommand() },
+	)
+}
+
+// ServeOptions tune Serve beyond the configuration.
+type ServeOptions struct {
+	// AdminToken is the server-level admin credential ("" for none).
+	AdminToken string
+	// Logger receives the server's log (default: text to stderr).
+	Logger *slog.Logger
+	// ShutdownTimeout bounds the graceful shutdown. Default 30s.
+	ShutdownTimeout time.Duration
+}
+
+// Served is a running `ledger serve`: its address, and Wait for its end.
+type Served struct {
+	// Addr is the address the HTTP server listens on (the real port when
+	// the configuration said :0).
+	Addr string
+	// URL is the base URL: http:// or https:// and Addr.
+	URL string
+	// App is the ledger the server runs on.
+	App *App
+
+	web  *web.Server
+	done chan struct{}
+	err  error
+}
+
+// Wait blocks until the server has shut down (its context ended) and
+// returns what went wrong, if anything.
+func (s *Served) Wait() error {
+	<-s.done
+	return s.err
+}
+
+// Serve starts the ledger's HTTP server on cfg (embedded NATS and SQLite
+// by default): it opens the App, catches the projection up, listens on
+// cfg.HTTP.Addr (HTTPS when a certificate and key are set) and runs until
+// ctx ends. Then it shuts down gracefully: new commands get 503, commands
+// in flight finish, live streams close, the projector applies what the log
+// holds and stops with its checkpoint committed, and the App closes. Tests
+// call it with config set directly and HTTP on 127.0.0.1:0.
+func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = 30 * time.Second
+	}
+	app, err := OpenApp(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			app.Close()
+		}
+	}()
+	if err := app.CatchUp(ctx, nil); err != nil {
+		return nil, err
+	}
+	srv, err := web.New(web.Options{
+		Service:    app.Service,
+		Log:        app.Log,
+		Read:       app.DB,
+		Lang:       cfg.Lang,
+		AdminToken: opts.AdminToken,
+		Logger:     opts.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("http: listen: %w", err)
+	}
+	scheme := "http"
+	if cfg.HTTP.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.HTTP.TLSCert, cfg.HTTP.TLSKey)
+		if err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("http: tls: %w", err)
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		scheme = "https"
+	}
+	// The background work (projector, live stream) outlives ctx until the
+	// shutdown below has drained the commands.
+	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	if err := srv.Start(bg); err != nil {
+		stopBG()
+		ln.Close()
+		return nil, err
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+	}
+	s := &Served{Addr: ln.Addr().String(), App: app, web: srv, done: make(chan struct{})}
+	s.URL = scheme + "://" + s.Addr
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	opts.Logger.Info("ledger serving", "url", s.URL, "data", cfg.DataDir, "lang", cfg.Lang, "admin_token", opts.AdminToken != "")
+	ok = true
+	go func() {
+		defer close(s.done)
+		var errs []error
+		select {
+		case <-ctx.Done():
+		case err := <-served:
+			errs = append(errs, fmt.Errorf("http: %w", err))
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), opts.ShutdownTimeout)
+		defer cancel()
+		// No new commands, the streams end; then the HTTP server waits for
+		// the requests in flight; then the projector finishes and stops.
+		srv.BeginDrain()
+		srv.CloseStreams()
+		if err := hs.Shutdown(sctx); err != nil {
+			errs = append(errs, fmt.Errorf("http: shutdown: %w", err))
+		}
+		if err := srv.Shutdown(sctx); err != nil {
+			errs = append(errs, err)
+		}
+		stopBG()
+		if err := app.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		opts.Logger.Info("ledger stopped")
+		s.err = errors.Join(errs...)
+	}()
+	return s, nil
+}
+
+func (c *cli) serveCommand() *cobra.Command {
+	var addr string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP API and the web page (docs/api.md) until interrupted",
+		Long: `Serve runs the ledger as a server: the HTTP JSON API for every command and
+query, a live stream of each battle's events, and the web page (battlefield
+map with a timeline, event log, dice), on http.addr (default 127.0.0.1:8080;
+HTTPS when http.tls_cert and http.tls_key are set). A projector keeps the
+SQLite projection up to date as events arrive.
+
+Requests authenticate with the tokens of a campaign's people
+(Authorization: Bearer <token>; ledger player add prints one). Set
+LEDGER_HTTP_ADMIN_TOKEN (http.admin_token) to let a server-level admin create campaigns over HTTP.
+SIGTERM or an interrupt shuts it down gracefully.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := c.config()
+			if err != nil {
+				return err
+			}
+			if addr != "" {
+				cfg.HTTP.Addr = addr
+			}
+			logger := slog.New(slog.NewTextHandler(c.stderr, nil))
+			s, err := Serve(c.ctx, cfg, ServeOptions{AdminToken: cfg.HTTP.AdminToken, Logger: logger})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "ledger: serving %s (data %s); stop with Ctrl-C\n", s.URL, cfg.DataDir)
+			return s.Wait()
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "", "listen on this address instead of http.addr")
+	return cmd
+}
+
+// playerCommand gives people roles in a campaign from the CLI, the local
+// umpire: each new token is printed once and stored only as its hash.
+func (c *cli) playerCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "player", Short: "Give people roles and tokens in a campaign (umpire, player, reader)"}
+	var af commandFlags
+	var name, role, side string
+	add := &cobra.Command{
+		Use:     "add CAMPAIGN PLAYER --role umpire|player|reader [--side SIDE] [--name NAME]",
+		Short:   "Add a person to a campaign and print their token, once",
+		Example: `  ledger player add demo-1809 marie --role player --side french --name "Marie"`,
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			body := map[string]any{"player": args[1], "name": name, "role": role}
+			if side != "" {
+				body["side"] = side
+			}
+			req, err := af.request(c, campaign.CmdPlayerAdd, args[0], "", body)
+			if err != nil {
+				return err
+			}
+			return c.submitToken(req)
+		},
+	}
+	add.Flags().StringVar(&name, "name", "", "the person's name")
+	add.Flags().StringVar(&role, "role", campaign.RolePlayer, "umpire, player or reader")
+	add.Flags().StringVar(&side, "side", "", "a player's side")
+	af.add(add, false)
+
+	var rf commandFlags
+	reissue := &cobra.Command{
+		Use:   "reissue-token CAMPAIGN PLAYER",
+		Short: "Replace a person's token (the old one stops working) and print the new one, once",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := rf.request(c, campaign.CmdTokenReissue, args[0], "", map[string]any{"player": args[1]})
+			if err != nil {
+				return err
+			}
+			return c.submitToken(req)
+		},
+	}
+	rf.add(reissue, false)
+	cmd.AddCommand(add, reissue)
+	return cmd
+}
+
+// submitToken runs a command that issues a token and prints it.
+func (c *cli) submitToken(req campaign.Request) error {
+	app, release, err := c.open()
+	if err != nil {
+		return err
+	}
+	defer release()
+	out, err := app.Service.Execute(c.ctx, req)
+	if err != nil {
+		return err
+	}
+	if err := app.CatchUp(c.ctx, nil); err != nil {
+		return err
+	}
+	if c.output == "json" {
+		return writeJSON(c.stdout, out)
+	}
+	if out.Duplicate {
+		fmt.Fprintln(c.stdout, "already applied: a token is shown only once; reissue it to get a new one")
+		return nil
+	}
+	var w io.Writer = c.stdout
+	var who struct {
+		Player string `json:"player"`
+	}
+	_ = json.Unmarshal(req.Body, &who)
+	fmt.Fprintf(w, "token of %s in campaign %s (shown once: keep it): %s\n", who.Player, req.Campaign, out.Token)
+	return nil
+}

@@ -1,0 +1,234 @@
+// Package i18n holds the web page's and the HTTP API's message catalogues,
+// one JSON file per language (en.json, ru.json), and renders refusals of the
+// rules in a language: the rule id and the numbers stay, the words change.
+//
+// A catalogue maps keys to texts. Page texts use keys such as "battle.events";
+// refusal templates are keyed "refusal.<code>" (or "refusal.<rule>/<code>"
+// when one code means different things under different rules) and name the
+// refusal's numbers in braces: "{distance}" prints the number, "{distance:len}"
+// prints it as a length in the battle's measurement ("6.1\"" or "6.1 см").
+// Other words a template may use ({unit}, {general}, {target}, {side}) come
+// from the command that was refused. A template that names something the
+// refusal does not carry is not used: the English message is shown instead,
+// so a translation never drops a number.
+package i18n
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/clubledger/ledger/rules"
+)
+
+//go:embed *.json
+var files embed.FS
+
+// Languages are the languages with a catalogue, the default first.
+var Languages = []string{"en", "ru"}
+
+// Catalogue is the set of message catalogues, one per language.
+type Catalogue struct {
+	texts map[string]map[string]string
+}
+
+// Load reads the embedded catalogues. Every key of the English catalogue
+// must exist in the others (a test checks it), so a page never shows a key.
+func Load() (*Catalogue, error) {
+	c := &Catalogue{texts: map[string]map[string]string{}}
+	for _, lang := range Languages {
+		raw, err := files.ReadFile(lang + ".json")
+		if err != nil {
+			return nil, fmt.Errorf("i18n: %w", err)
+		}
+		m := map[string]string{}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("i18n: %s.json: %w", lang, err)
+		}
+		c.texts[lang] = m
+	}
+	return c, nil
+}
+
+// MustLoad is Load for package initialisation: the catalogues are embedded,
+// so an error is a programming mistake.
+func MustLoad() *Catalogue {
+	c, err := Load()
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Supported reports whether lang has a catalogue.
+func Supported(lang string) bool { return slices.Contains(Languages, lang) }
+
+// Text returns key's text in lang, else in English, else the key itself.
+func (c *Catalogue) Text(lang, key string) string {
+	if s, ok := c.texts[lang][key]; ok {
+		return s
+	}
+	if s, ok := c.texts["en"][key]; ok {
+		return s
+	}
+	return key
+}
+
+// Page returns the texts the web page uses (every key not starting with
+// "refusal."), in lang with English filling any gap.
+func (c *Catalogue) Page(lang string) map[string]string {
+	out := map[string]string{}
+	for k, v := range c.texts["en"] {
+		if !strings.HasPrefix(k, "refusal.") {
+			out[k] = v
+		}
+	}
+	for k, v := range c.texts[lang] {
+		if !strings.HasPrefix(k, "refusal.") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Keys returns the keys of lang's catalogue, sorted (for tests).
+func (c *Catalogue) Keys(lang string) []string {
+	out := make([]string, 0, len(c.texts[lang]))
+	for k := range c.texts[lang] {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Negotiate picks the language of a request: the query parameter if it
+// names a supported language, else the first supported language of the
+// Accept-Language header (by quality), else def.
+func Negotiate(query, acceptLanguage, def string) string {
+	if Supported(query) {
+		return query
+	}
+	type pref struct {
+		lang string
+		q    float64
+		i    int
+	}
+	var prefs []pref
+	for i, part := range strings.Split(acceptLanguage, ",") {
+		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+		}
+		base, _, _ := strings.Cut(strings.ToLower(tag), "-")
+		if Supported(base) && q > 0 {
+			prefs = append(prefs, pref{base, q, i})
+		}
+	}
+	sort.SliceStable(prefs, func(a, b int) bool { return prefs[a].q > prefs[b].q })
+	if len(prefs) > 0 {
+		return prefs[0].lang
+	}
+	if Supported(def) {
+		return def
+	}
+	return "en"
+}
+
+// Vars are the words of the refused command a template may name ({unit},
+// {general}, ...), and the battle's measurement ("in" or "cm") for lengths.
+type Vars struct {
+	Measurement string
+	Words       map[string]string
+}
+
+// Refusal renders r's message in lang. English is the rules' own message.
+// Another language uses the template for r's rule and code, filled from r's
+// numbers and vars; without a usable template it falls back to the English
+// message. The rule id is not part of the message: callers show it beside.
+func (c *Catalogue) Refusal(lang string, r *rules.Refusal, vars Vars) string {
+	if lang == "en" || r == nil {
+		if r == nil {
+			return ""
+		}
+		return r.Message
+	}
+	m := c.texts[lang]
+	tmpl, ok := m["refusal."+r.Rule+"/"+r.Code]
+	if !ok {
+		tmpl, ok = m["refusal."+r.Code]
+	}
+	if !ok {
+		return r.Message
+	}
+	out, ok := fill(tmpl, r.Numbers, vars, lang)
+	if !ok {
+		return r.Message
+	}
+	return out
+}
+
+// fill replaces {name} and {name:len} in tmpl; ok is false when a name has
+// no value.
+func fill(tmpl string, numbers map[string]float64, vars Vars, lang string) (string, bool) {
+	var b strings.Builder
+	rest := tmpl
+	for {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			b.WriteString(rest)
+			return b.String(), true
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			b.WriteString(rest)
+			return b.String(), true
+		}
+		b.WriteString(rest[:i])
+		name, format, _ := strings.Cut(rest[i+1:i+j], ":")
+		if v, ok := numbers[name]; ok {
+			if format == "len" {
+				b.WriteString(Length(v, vars.Measurement, lang))
+			} else {
+				b.WriteString(Number(v))
+			}
+		} else if w, ok := vars.Words[name]; ok && w != "" {
+			b.WriteString(w)
+		} else {
+			return "", false
+		}
+		rest = rest[i+j+1:]
+	}
+}
+
+// Number renders a number with at most two decimals and no trailing zeros.
+func Number(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 2, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// Length renders a measured length with one decimal in the battle's unit:
+// 6.1" for inches, "6,1 см" in Russian centimetres.
+func Length(v float64, measurement, lang string) string {
+	s := strconv.FormatFloat(v, 'f', 1, 64)
+	if measurement == "cm" {
+		if lang == "ru" {
+			return strings.ReplaceAll(s, ".", ",") + " см"
+		}
+		return s + " cm"
+	}
+	if lang == "ru" {
+		s = strings.ReplaceAll(s, ".", ",")
+	}
+	return s + `"`
+}

@@ -1,0 +1,213 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"sort"
+	"sync"
+
+	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/projections"
+	"github.com/clubledger/ledger/rules"
+	"github.com/clubledger/ledger/rules/geom"
+)
+
+// Board is a battle at one moment as the map draws it: the fields of the
+// projection's battle view (GET .../state) plus the sides, the terrain (when
+// the rules model it) and the event it stands after.
+type Board struct {
+	Campaign    string  `json:"campaign"`
+	Battle      string  `json:"battle"`
+	Name        string  `json:"name"`
+	Status      string  `json:"status"`
+	Turn        int     `json:"turn"`
+	PhasingSide string  `json:"phasing_side"`
+	Phase       string  `json:"phase"`
+	Measurement string  `json:"measurement"`
+	TableWidth  float64 `json:"table_width"`
+	TableDepth  float64 `json:"table_depth"`
+	// Version is the event the board stands after (0: before the first);
+	// Last is the battle's last event.
+	Version  uint64         `json:"version"`
+	Last     uint64         `json:"last"`
+	Sides    []BoardSide    `json:"sides"`
+	Units    []BoardUnit    `json:"units"`
+	Generals []BoardGeneral `json:"generals"`
+	Terrain  []geom.Terrain `json:"terrain"`
+	// Event is the event at Version, described, when the caller may read it.
+	Event *EventJSON `json:"event,omitempty"`
+}
+
+// BoardSide is one side of the battle.
+type BoardSide struct {
+	Side     string `json:"side"`
+	Name     string `json:"name"`
+	Nation   string `json:"nation,omitempty"`
+	Deployed bool   `json:"deployed"`
+}
+
+// BoardUnit is one unit: the centre of its base, its facing (degrees
+// clockwise from north), its base's width and depth.
+type BoardUnit struct {
+	Unit      string  `json:"unit"`
+	Side      string  `json:"side"`
+	Brigade   string  `json:"brigade"`
+	Name      string  `json:"name"`
+	Type      string  `json:"type"`
+	Formation string  `json:"formation"`
+	X         float64 `json:"x"`
+	Y         float64 `json:"y"`
+	Facing    float64 `json:"facing"`
+	Width     float64 `json:"width"`
+	Depth     float64 `json:"depth"`
+	Markers   int     `json:"markers"`
+	Status    string  `json:"status"`
+}
+
+// BoardGeneral is a general or (Brigade empty, CInC true) a C-in-C.
+type BoardGeneral struct {
+	General    string  `json:"general"`
+	Side       string  `json:"side"`
+	Brigade    string  `json:"brigade"`
+	Name       string  `json:"name"`
+	Rating     int     `json:"rating"`
+	X          float64 `json:"x"`
+	Y          float64 `json:"y"`
+	CInC       bool    `json:"c_in_c,omitempty"`
+	AttachedTo string  `json:"attached_to,omitempty"`
+}
+
+// board draws s, the state after event version of last.
+func board(key events.Key, s *rules.State, version, last uint64) Board {
+	b := Board{Campaign: key.Campaign, Battle: key.Battle, Name: s.Name, Status: s.Status, Turn: s.Turn,
+		PhasingSide: s.Phasing, Phase: s.Phase, Measurement: s.Measurement, TableWidth: s.Table.Width, TableDepth: s.Table.Depth,
+		Version: version, Last: last, Sides: []BoardSide{}, Units: []BoardUnit{}, Generals: []BoardGeneral{}, Terrain: []geom.Terrain{}}
+	for _, sd := range s.Sides {
+		b.Sides = append(b.Sides, BoardSide{Side: sd.ID, Name: sd.Name, Nation: sd.Nation, Deployed: sd.Deployed})
+		if c := sd.CInC; c != nil {
+			b.Generals = append(b.Generals, BoardGeneral{General: c.ID, Side: sd.ID, Name: c.Name, Rating: c.Rating,
+				X: c.Position.X, Y: c.Position.Y, CInC: true, AttachedTo: c.AttachedTo})
+		}
+		for _, br := range sd.Brigades {
+			g := br.General
+			b.Generals = append(b.Generals, BoardGeneral{General: g.ID, Side: sd.ID, Brigade: br.ID, Name: g.Name, Rating: g.Rating,
+				X: g.Position.X, Y: g.Position.Y, AttachedTo: g.AttachedTo})
+		}
+	}
+	for _, u := range s.Units {
+		if u == nil {
+			continue
+		}
+		b.Units = append(b.Units, BoardUnit{Unit: u.ID, Side: u.Side, Brigade: u.Brigade, Name: u.Name, Type: u.Type,
+			Formation: u.Formation, X: u.Base.Center.X, Y: u.Base.Center.Y, Facing: u.Base.Facing,
+			Width: u.Base.Width, Depth: u.Base.Depth, Markers: u.Markers, Status: u.Status})
+	}
+	// The projection's order: by side, brigade, unit.
+	sort.Slice(b.Units, func(i, j int) bool {
+		x, y := b.Units[i], b.Units[j]
+		if x.Side != y.Side {
+			return x.Side < y.Side
+		}
+		if x.Brigade != y.Brigade {
+			return x.Brigade < y.Brigade
+		}
+		return x.Unit < y.Unit
+	})
+	return b
+}
+
+// timelines keeps one projections.Timeline per battle that has been
+// replayed, brought up to date from the log on each use.
+type timelines struct {
+	mu sync.Mutex
+	m  map[events.Key]*timeline
+}
+
+type timeline struct {
+	mu sync.RWMutex // Append excludes At
+	tl *projections.Timeline
+}
+
+// get returns key's timeline with every event the log holds now.
+func (t *timelines) get(ctx context.Context, log events.Log, key events.Key) (*timeline, error) {
+	t.mu.Lock()
+	if t.m == nil {
+		t.m = map[events.Key]*timeline{}
+	}
+	tl, ok := t.m[key]
+	if !ok {
+		tl = &timeline{tl: projections.NewTimeline(key, campaign.Registry(), projections.TimelineOptions{})}
+		t.m[key] = tl
+	}
+	t.mu.Unlock()
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	var after uint64
+	if n := tl.tl.Len(); n > 0 {
+		e, _, err := tl.tl.Event(n)
+		if err != nil {
+			return nil, err
+		}
+		after = e.Sequence
+	}
+	evs, err := log.Read(ctx, key, after)
+	if err != nil {
+		return nil, err
+	}
+	if len(evs) > 0 {
+		if err := tl.tl.Append(evs...); err != nil {
+			return nil, err
+		}
+	}
+	return tl, nil
+}
+
+// handleReplay answers with the board after event ?version=N (default: the
+// last), folded from the log through rules.Apply (projections.Timeline).
+func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
+	wh, key, err := s.battleKey(r)
+	if err != nil {
+		s.writeError(w, r, err, noVars)
+		return
+	}
+	tl, err := s.timelines.get(r.Context(), s.opts.Log, key)
+	if err != nil {
+		s.writeError(w, r, err, noVars)
+		return
+	}
+	tl.mu.RLock()
+	defer tl.mu.RUnlock()
+	last := tl.tl.Len()
+	if last == 0 {
+		s.writeError(w, r, notFound("no battle "+key.String()), noVars)
+		return
+	}
+	v, err := uintParam(r, "version", last)
+	if err != nil {
+		s.writeError(w, r, err, noVars)
+		return
+	}
+	if v > last {
+		s.writeError(w, r, notFound("the battle has events 1 to "+itoa(last)), noVars)
+		return
+	}
+	st, err := tl.tl.At(v)
+	if err != nil {
+		s.writeError(w, r, err, noVars)
+		return
+	}
+	b := board(key, st, v, last)
+	if v > 0 {
+		e, _, err := tl.tl.Event(v)
+		if err != nil {
+			s.writeError(w, r, err, noVars)
+			return
+		}
+		if wh.CanRead(e.Audience) {
+			ej := eventJSON(e)
+			b.Event = &ej
+		}
+	}
+	writeJSON(w, http.StatusOK, b)
+}

@@ -1,0 +1,33 @@
+package web
+
+import "net/http"
+
+// routes lists every route; docs/api.md describes them.
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	const c, b = "/api/campaigns/{campaign}", "/api/campaigns/{campaign}/battles/{battle}"
+
+	m.HandleFunc("GET /healthz", s.handleHealth)
+
+	m.HandleFunc("GET "+c, s.handleCampaign)
+	m.HandleFunc("GET "+c+"/events", s.handleCampaignEvents)
+	m.HandleFunc("POST "+c+"/commands/{command}", s.handleCommand)
+
+	m.HandleFunc("GET "+b+"/state", s.handleState)
+	m.HandleFunc("GET "+b+"/events", s.handleBattleEvents)
+	m.HandleFunc("GET "+b+"/events/stream", s.handleStream)
+	m.HandleFunc("GET "+b+"/replay", s.handleReplay)
+	m.HandleFunc("GET "+b+"/odds", s.handleOdds)
+	m.HandleFunc("GET "+b+"/dice", s.handleDice)
+	m.HandleFunc("POST "+b+"/commands/{command}", s.handleCommand)
+
+	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, notFound(r.Method+" "+r.URL.Path), noVars)
+	})
+
+	m.HandleFunc("GET /{$}", s.handlePage)
+	m.HandleFunc("GET /c/{campaign}", s.handlePage)
+	m.HandleFunc("GET /c/{campaign}/b/{battle}", s.handlePage)
+	m.Handle("GET /static/", s.assets())
+	s.mux = m
+}

@@ -1,0 +1,351 @@
+// The campaign ledger's page: home, campaign and battle views drawn from
+// the HTTP API (docs/api.md) with the token kept in localStorage. Plain
+// JavaScript, no build step.
+"use strict";
+
+const TEXTS = JSON.parse(document.getElementById("texts").textContent);
+const LANG = document.documentElement.lang || "en";
+const SVGNS = "http://www.w3.org/2000/svg";
+const TOKEN_KEY = "ledger.token";
+
+function t(key, vars) {
+  let s = TEXTS[key] || key;
+  for (const [k, v] of Object.entries(vars || {})) s = s.replaceAll("{" + k + "}", String(v));
+  return s;
+}
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) if (c != null) e.append(c);
+  return e;
+}
+
+function svg(tag, attrs, ...children) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "text") e.textContent = v; else e.setAttribute(k, v);
+  }
+  for (const c of children) if (c != null) e.append(c);
+  return e;
+}
+
+function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
+
+function withLang(path) { return path + (path.includes("?") ? "&" : "?") + "lang=" + encodeURIComponent(LANG); }
+
+// api fetches a JSON resource with the stored token; a failure throws the
+// API's error object ({status, code, rule, message, numbers}).
+async function api(path) {
+  const headers = { "Accept": "application/json" };
+  if (token()) headers["Authorization"] = "Bearer " + token();
+  const res = await fetch(withLang(path), { headers });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) throw (body.error || { status: res.status, message: res.statusText });
+  return body;
+}
+
+function showError(container, err) {
+  const msg = (err.rule ? err.rule + ": " : "") + (err.message || String(err));
+  container.replaceChildren(el("p", { class: "error", role: "alert", text: msg }));
+}
+
+// --- shell --------------------------------------------------------------
+
+function initShell() {
+  document.querySelectorAll("[data-t]").forEach(n => { n.textContent = t(n.dataset.t); });
+  document.querySelectorAll(".langs a").forEach(a => {
+    if (a.dataset.lang === LANG) a.classList.add("current");
+  });
+  const input = document.getElementById("token");
+  input.value = token();
+  input.title = t("token.hint");
+  document.getElementById("token-form").addEventListener("submit", ev => {
+    ev.preventDefault();
+    localStorage.setItem(TOKEN_KEY, input.value.trim());
+    route();
+  });
+  document.getElementById("token-clear").addEventListener("click", () => {
+    localStorage.removeItem(TOKEN_KEY);
+    input.value = "";
+    route();
+  });
+  document.getElementById("brand").href = withLang("/");
+}
+
+function route() {
+  const main = document.getElementById("main");
+  const parts = location.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === "c" && parts.length === 2) return campaignView(main, parts[1]);
+  if (parts[0] === "c" && parts[2] === "b" && parts.length === 4) return battleView(main, parts[1], parts[3]);
+  return homeView(main);
+}
+
+function homeView(main) {
+  const input = el("input", { id: "campaign-id", placeholder: "demo-1809", "aria-label": t("home.campaign_id") });
+  const form = el("form", { class: "open", onsubmit: ev => {
+    ev.preventDefault();
+    if (input.value.trim()) location.href = withLang("/c/" + encodeURIComponent(input.value.trim()));
+  } }, el("label", { for: "campaign-id", text: t("home.campaign_id") }), input, el("button", { type: "submit", text: t("home.go") }));
+  main.replaceChildren(el("section", { class: "card" }, el("h1", { text: t("home.open") }), form,
+    el("p", { class: "muted", text: t("token.hint") })));
+}
+
+// --- campaign -----------------------------------------------------------
+
+async function campaignView(main, id) {
+  main.replaceChildren(el("p", { text: t("page.loading") }));
+  let c;
+  try { c = await api("/api/campaigns/" + encodeURIComponent(id)); } catch (err) { return showError(main, err); }
+  document.title = c.name + " · " + t("app.title");
+  const sides = el("ul", { class: "legend" }, ...c.sides.map((s, i) => el("li", { class: "k" + (i % 4), "data-side": s.side },
+    s.name + " (" + s.side + (s.nation ? ", " + s.nation : "") + ")")));
+  const battles = c.battles.length === 0 ? el("p", { class: "muted", text: t("campaign.none") }) :
+    el("table", {}, el("thead", {}, el("tr", {}, ...["col.number", "col.battle", "col.name", "col.status", "col.turn"].map(k => el("th", { text: t(k) })))),
+      el("tbody", {}, ...c.battles.map(b => el("tr", {},
+        el("td", { text: String(b.number) }),
+        el("td", {}, el("a", { href: withLang("/c/" + encodeURIComponent(id) + "/b/" + encodeURIComponent(b.battle)), text: b.battle })),
+        el("td", { text: b.name }),
+        el("td", { text: b.status ? t("status." + b.status) : "–" }),
+        el("td", { text: String(b.turn || "–") })))));
+  const people = el("table", {}, el("thead", {}, el("tr", {}, ...["col.player", "col.role", "col.side"].map(k => el("th", { text: t(k) })))),
+    el("tbody", {}, ...c.people.map(p => el("tr", {}, el("td", { text: p.name ? p.name + " (" + p.player + ")" : p.player }),
+      el("td", { text: p.role }), el("td", { text: p.side || "–" })))));
+  main.replaceChildren(
+    el("h1", { text: c.name + " · " + t("campaign.era") + " " + c.era }),
+    el("section", { class: "card" }, el("h2", { text: t("campaign.sides") }), sides),
+    el("section", { class: "card" }, el("h2", { text: t("campaign.battles") }), battles),
+    el("section", { class: "card" }, el("h2", { text: t("campaign.people") }), people));
+}
+
+// --- battle -------------------------------------------------------------
+
+async function battleView(main, cid, bid) {
+  const base = "/api/campaigns/" + encodeURIComponent(cid) + "/battles/" + encodeURIComponent(bid);
+  main.replaceChildren(el("p", { text: t("page.loading") }));
+  let evs;
+  try { evs = await api(base + "/events"); } catch (err) { return showError(main, err); }
+
+  const st = { last: evs.last, current: 0, boards: new Map(), sideIndex: {}, events: evs.events };
+  const map = svg("svg", { id: "map", role: "img", "aria-label": t("battle.map") });
+  const slider = el("input", { type: "range", id: "timeline", min: "1", max: String(st.last), step: "1", value: String(st.last), "aria-label": t("battle.timeline") });
+  const where = el("div", { class: "where", id: "where" });
+  const status = el("div", { class: "status-line", id: "status-line" });
+  const legend = el("div", { class: "legend", id: "legend" });
+  const log = el("ol", { id: "log" });
+  const live = el("span", { class: "live", id: "live" });
+  const diceBox = el("div", { class: "dice-charts", id: "dice" });
+  const btn = (key, label, fn) => el("button", { type: "button", id: "tl-" + key.split(".")[1], title: t(key), "aria-label": t(key), onclick: fn, text: label });
+
+  main.replaceChildren(
+    el("h1", { id: "battle-title", text: bid }),
+    el("div", { class: "battle" },
+      el("section", { class: "card" },
+        el("h2", { text: t("battle.map") }), status, map, legend,
+        el("div", { class: "timeline", role: "group", "aria-label": t("battle.timeline") },
+          btn("battle.first", "«", () => goTo(1)), btn("battle.prev", "‹", () => goTo(st.current - 1)),
+          slider,
+          btn("battle.next", "›", () => goTo(st.current + 1)), btn("battle.last", "»", () => goTo(st.last)),
+          where)),
+      el("div", {},
+        el("section", { class: "card" }, el("h2", {}, t("battle.events") + " ", live), log),
+        el("section", { class: "card" }, el("h2", { text: t("battle.dice") }), el("p", { class: "muted", text: t("battle.dice_hint") }), diceBox),
+        el("section", { class: "card", id: "disputes" }, el("h2", { text: t("battle.disputes") }),
+          el("ul", { id: "disputes-list" }), el("p", { class: "muted", text: t("battle.disputes_none") })))));
+
+  for (const e of st.events) log.append(logEntry(e));
+  slider.addEventListener("input", () => goTo(Number(slider.value)));
+  slider.addEventListener("change", () => goTo(Number(slider.value)));
+  log.addEventListener("click", ev => {
+    const li = ev.target.closest("li[data-version]");
+    if (li) goTo(Number(li.dataset.version));
+  });
+  document.addEventListener("keydown", ev => {
+    if (ev.target.tagName === "INPUT" && ev.target.type !== "range") return;
+    if (ev.key === "ArrowLeft") { goTo(st.current - 1); ev.preventDefault(); }
+    if (ev.key === "ArrowRight") { goTo(st.current + 1); ev.preventDefault(); }
+  });
+
+  let pending = 0;
+  async function goTo(v) {
+    v = Math.max(1, Math.min(st.last, v | 0));
+    if (!v) return;
+    const ticket = ++pending;
+    let b = st.boards.get(v);
+    if (!b) {
+      try { b = await api(base + "/replay?version=" + v); } catch (err) { return showError(where, err); }
+      st.boards.set(v, b);
+    }
+    if (ticket !== pending) return; // a later step won
+    st.current = v;
+    slider.value = String(v);
+    drawBoard(map, b, st);
+    document.getElementById("battle-title").textContent = (b.name || bid) + " · " + cid;
+    status.replaceChildren(
+      el("span", { text: t("status." + b.status) }),
+      el("span", { text: t("battle.turn") + " " + b.turn }),
+      b.phase ? el("span", { text: sideName(b, b.phasing_side) + ": " + t("battle.phase", { phase: TEXTS["phase." + b.phase] || b.phase }) }) : null);
+    where.replaceChildren(el("b", { text: t("battle.event_of", { n: v, total: st.last }) }),
+      b.event ? document.createTextNode(" · " + b.event.type + ": " + b.event.description) : null);
+    log.querySelectorAll("li.current").forEach(li => li.classList.remove("current"));
+    const li = log.querySelector('li[data-version="' + v + '"]');
+    if (li) {
+      li.classList.add("current");
+      const top = li.offsetTop - log.offsetTop;
+      if (top < log.scrollTop || top > log.scrollTop + log.clientHeight - li.offsetHeight) log.scrollTop = top - log.clientHeight / 3;
+    }
+  }
+
+  async function loadDice() {
+    try { drawDice(diceBox, await api(base + "/dice")); } catch (err) { showError(diceBox, err); }
+  }
+
+  if (st.last > 0) await goTo(st.last);
+  drawLegend(legend, st.boards.get(st.last));
+  loadDice();
+  follow(base, st, e => {
+    if (e.version <= st.last && st.events.some(x => x.version === e.version)) return;
+    const atEnd = st.current === st.last;
+    st.last = Math.max(st.last, e.version);
+    st.events.push(e);
+    slider.max = String(st.last);
+    log.append(logEntry(e));
+    if (e.type === "dice.rolled") loadDice();
+    if (atEnd) goTo(st.last);
+  }, on => { live.textContent = on ? "● " + t("battle.live") : ""; });
+}
+
+function sideName(b, id) {
+  const s = (b.sides || []).find(s => s.side === id);
+  return s ? s.name : id;
+}
+
+function logEntry(e) {
+  const li = el("li", { "data-version": String(e.version), "data-type": e.type },
+    el("span", { class: "v", text: String(e.version) }), " ",
+    el("span", { class: "type", text: e.type }), " ",
+    el("span", { class: "actor", text: e.actor }),
+    el("div", { class: "desc", text: e.description }));
+  if (e.type === "order.resolved" && e.payload && e.payload.modifiers && e.payload.modifiers.length) {
+    li.append(el("ul", { class: "mods", "aria-label": t("battle.modifiers") },
+      ...e.payload.modifiers.map(m => el("li", { text: m.rule + ": " + (m.value > 0 ? "+" : "") + m.value + " " + m.reason }))));
+  }
+  return li;
+}
+
+// drawBoard draws the table, terrain, units and generals of board b into
+// the SVG. Table coordinates have y northwards; SVG's go down, so a point
+// (x, y) is drawn at (x, depth - y). A unit's group is translated to its
+// centre and rotated by its facing (clockwise from north, as SVG rotates);
+// its front edge is the rectangle's top.
+function drawBoard(map, b, st) {
+  const W = b.table_width || 72, D = b.table_depth || 48, m = 2;
+  map.setAttribute("viewBox", [-m, -m, W + 2 * m, D + 2 * m].join(" "));
+  (b.sides || []).forEach((s, i) => { st.sideIndex[s.side] = i; });
+  const layer = [];
+  layer.push(svg("rect", { class: "table", x: 0, y: 0, width: W, height: D }));
+  const step = b.measurement === "cm" ? 30 : 12;
+  for (let x = step; x < W; x += step) layer.push(svg("line", { class: "grid", x1: x, y1: 0, x2: x, y2: D }));
+  for (let y = step; y < D; y += step) layer.push(svg("line", { class: "grid", x1: 0, y1: D - y, x2: W, y2: D - y }));
+  for (const tr of b.terrain || []) {
+    layer.push(svg("polygon", { class: "terrain", points: (tr.outline || []).map(p => p.x + "," + (D - p.y)).join(" ") }, svg("title", { text: tr.name })));
+  }
+  const prev = st.boards.get(b.version - 1);
+  const labels = [];
+  for (const u of b.units) {
+    const w = u.width, d = u.depth, si = st.sideIndex[u.side] ?? 0;
+    const before = prev && prev.units.find(p => p.unit === u.unit);
+    const moved = before && (before.x !== u.x || before.y !== u.y || before.facing !== u.facing || before.formation !== u.formation);
+    const g = svg("g", {
+      class: "unit side-" + si + " f-" + u.formation + " s-" + u.status + (moved ? " moved" : ""),
+      transform: "translate(" + u.x + "," + (D - u.y) + ") rotate(" + u.facing + ")",
+      "data-unit": u.unit, "data-x": u.x, "data-y": u.y, "data-facing": u.facing, "data-formation": u.formation,
+    },
+      svg("title", { text: u.name + " (" + u.unit + "), " + u.type + ", " + u.formation + ", " + u.status + (u.markers ? ", " + u.markers + " markers" : "") }),
+      svg("rect", { x: -w / 2, y: -d / 2, width: w, height: d }),
+      svg("line", { class: "front", x1: -w / 2, y1: -d / 2, x2: w / 2, y2: -d / 2 }),
+      svg("polygon", { class: "arrow", points: [[-0.45, -d / 2], [0.45, -d / 2], [0, -d / 2 - 0.7]].map(p => p.join(",")).join(" ") }));
+    layer.push(g);
+    const r = Math.max(w, d) / 2;
+    labels.push(svg("text", { class: "label", x: u.x, y: D - u.y + r + 1.1, text: u.unit }));
+  }
+  for (const g of b.generals) {
+    const si = st.sideIndex[g.side] ?? 0;
+    layer.push(svg("circle", {
+      class: "general side-" + si + (g.c_in_c ? " cinc" : ""), cx: g.x, cy: D - g.y, r: g.c_in_c ? 0.9 : 0.65,
+      "data-general": g.general,
+    }, svg("title", { text: g.name + " (" + g.general + "), " + (g.c_in_c ? t("legend.cinc") : t("legend.general")) + ", " + g.rating })));
+    labels.push(svg("text", { class: "label gen", x: g.x, y: D - g.y - 1.2, text: g.general }));
+  }
+  map.replaceChildren(...layer, ...labels);
+  map.dataset.version = String(b.version);
+}
+
+function drawLegend(legend, b) {
+  if (!b) return;
+  legend.replaceChildren(
+    ...(b.sides || []).map((s, i) => el("span", { class: "k" + (i % 4), text: s.name })),
+    el("span", { class: "gen", text: t("legend.general") }),
+    el("span", { class: "gen cinc", text: t("legend.cinc") }));
+}
+
+// drawDice draws, for each person and die size, a bar per face and the
+// line fair dice would average.
+function drawDice(box, d) {
+  if (!d.people.length) return box.replaceChildren(el("p", { class: "muted", text: t("battle.dice_none") }));
+  box.replaceChildren(...d.people.map(p => {
+    const W = 30 * p.sides + 20, H = 110, top = 10, bottom = 20, h = H - top - bottom;
+    const max = Math.max(p.expected * 1.5, ...p.faces, 1);
+    const y = v => top + h - (v / max) * h;
+    const bars = p.faces.map((n, i) => [
+      svg("rect", { class: "bar", x: 14 + i * 30, y: y(n), width: 22, height: (n / max) * h, "data-face": i + 1, "data-count": n }, svg("title", { text: (i + 1) + ": " + n })),
+      svg("text", { x: 25 + i * 30, y: H - 6, text: String(i + 1) }),
+      svg("text", { x: 25 + i * 30, y: y(n) - 2, text: String(n) })]).flat();
+    const chart = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img", class: "dice-chart", "data-person": p.person },
+      ...bars, svg("line", { class: "expected", x1: 8, x2: W - 4, y1: y(p.expected), y2: y(p.expected) }, svg("title", { text: t("battle.dice_expected") + " " + p.expected.toFixed(2) })));
+    return el("figure", {}, chart, el("figcaption", { text: p.person + " · d" + p.sides + " · " + t("battle.dice_count", { n: p.dice }) }));
+  }));
+}
+
+// follow reads the battle's live stream (server-sent events) with fetch,
+// so that the token travels in the Authorization header, not the URL; it
+// reconnects after the last version seen.
+async function follow(base, st, onEvent, onLive) {
+  let after = st.last;
+  for (;;) {
+    try {
+      const res = await fetch(withLang(base + "/events/stream"), {
+        headers: { "Authorization": "Bearer " + token(), "Last-Event-ID": String(after), "Accept": "text/event-stream" },
+      });
+      if (!res.ok || !res.body) throw new Error(res.status);
+      onLive(true);
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += value;
+        let i;
+        while ((i = buf.indexOf("\n\n")) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const data = block.split("\n").filter(l => l.startsWith("data:")).map(l => l.slice(5).trim()).join("\n");
+          if (!data) continue;
+          const e = JSON.parse(data);
+          after = Math.max(after, e.version);
+          onEvent(e);
+        }
+      }
+    } catch (err) { /* reconnect below */ }
+    onLive(false);
+    await new Promise(r => setTimeout(r, 3000));
+  }
+}
+
+initShell();
+route();

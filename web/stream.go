@@ -1,0 +1,220 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clubledger/ledger/events"
+)
+
+// hub is the one follower of the log per server: it hands every new event
+// to the live streams of its battle. A stream that does not keep up is
+// dropped (its connection ends) and the client resumes with Last-Event-ID.
+type hub struct {
+	mu     sync.Mutex
+	subs   map[*subscriber]struct{}
+	closed bool
+}
+
+type subscriber struct {
+	key events.Key
+	ch  chan events.Envelope
+}
+
+// subscriberBuffer is how many events a slow stream may lag behind.
+const subscriberBuffer = 256
+
+func newHub() *hub { return &hub{subs: map[*subscriber]struct{}{}} }
+
+// run follows the log after sequence after until ctx ends, starting again
+// from the last event seen if the follow fails.
+func (h *hub) run(ctx context.Context, log events.Log, after uint64, logger *slog.Logger) {
+	defer h.closeAll()
+	for ctx.Err() == nil {
+		err := log.Follow(ctx, after, func(e events.Envelope) error {
+			after = e.Sequence
+			h.publish(e)
+			return nil
+		}, nil)
+		if ctx.Err() != nil {
+			return
+		}
+		logger.Error("live stream: following the log failed; following again", "after", after, "err", err)
+		t := time.NewTimer(time.Second)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (h *hub) publish(e events.Envelope) {
+	if e.Battle == "" {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		if s.key != e.Key() {
+			continue
+		}
+		select {
+		case s.ch <- e:
+		default:
+			delete(h.subs, s)
+			close(s.ch)
+		}
+	}
+}
+
+// subscribe returns a subscriber to key's new events, or nil once the hub
+// has closed.
+func (h *hub) subscribe(key events.Key) *subscriber {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil
+	}
+	s := &subscriber{key: key, ch: make(chan events.Envelope, subscriberBuffer)}
+	h.subs[s] = struct{}{}
+	return s
+}
+
+func (h *hub) unsubscribe(s *subscriber) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.subs[s]; ok {
+		delete(h.subs, s)
+		close(s.ch)
+	}
+}
+
+// closeAll ends every stream and refuses new ones.
+func (h *hub) closeAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for s := range h.subs {
+		delete(h.subs, s)
+		close(s.ch)
+	}
+}
+
+// keepAlive is how often an idle stream sends a comment, so that proxies
+// keep the connection open.
+const keepAlive = 20 * time.Second
+
+// handleStream streams a battle's events as server-sent events: first the
+// stored ones after the Last-Event-ID header's version (or ?after=VERSION;
+// with neither, none), then each new one as it is appended. The SSE id is
+// the event's version; only events the caller may read are sent.
+func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
+	wh, key, err := s.battleKey(r)
+	if err != nil {
+		s.writeError(w, r, err, noVars)
+		return
+	}
+	after, replay, err := streamStart(r)
+	if err != nil {
+		s.writeError(w, r, err, noVars)
+		return
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		s.writeError(w, r, fmt.Errorf("web: the response writer cannot flush"), noVars)
+		return
+	}
+	sub := s.hub.subscribe(key)
+	if sub == nil {
+		s.writeError(w, r, errDraining, noVars)
+		return
+	}
+	defer s.hub.unsubscribe(sub)
+	// Subscribed first, read the log second: nothing appended in between
+	// is missed, and what arrives twice is skipped by version.
+	backlog, err := s.opts.Log.Read(r.Context(), key, 0)
+	if err != nil {
+		s.writeError(w, r, err, noVars)
+		return
+	}
+	if !replay && len(backlog) > 0 {
+		after = backlog[len(backlog)-1].Version
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, "retry: 2000\n\n")
+	sent := after
+	send := func(e events.Envelope) error {
+		if e.Version <= sent {
+			return nil
+		}
+		sent = e.Version
+		if !wh.CanRead(e.Audience) {
+			return nil
+		}
+		data, err := json.Marshal(eventJSON(e))
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "id: %d\ndata: %s\n\n", e.Version, data)
+		return err
+	}
+	for _, e := range backlog {
+		if err := send(e); err != nil {
+			return
+		}
+	}
+	flusher.Flush()
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case e, ok := <-sub.ch:
+			if !ok {
+				return
+			}
+			if err := send(e); err != nil {
+				return
+			}
+			flusher.Flush()
+		case <-tick.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			flusher.Flush()
+		}
+	}
+}
+
+// streamStart reads where a stream starts: after the Last-Event-ID
+// header's version, or ?after=VERSION; replay is false when neither is
+// given (only new events are sent).
+func streamStart(r *http.Request) (after uint64, replay bool, err error) {
+	v := strings.TrimSpace(r.Header.Get("Last-Event-ID"))
+	name := "Last-Event-ID"
+	if v == "" {
+		v, name = r.URL.Query().Get("after"), "after"
+	}
+	if v == "" {
+		return 0, false, nil
+	}
+	n, perr := strconv.ParseUint(v, 10, 64)
+	if perr != nil {
+		return 0, false, badRequest(fmt.Sprintf("%s %q: want an event version", name, v))
+	}
+	return n, true, nil
+}
