@@ -74,7 +74,7 @@ func NewService(log events.Log, vault events.Vault, opts Options) *Service {
 		opts.Now = func() time.Time { return time.Now().UTC() }
 	}
 	if opts.Retries <= 0 {
-		opts.Retries = 8
+		opts.Retries = 16
 	}
 	return &Service{log: log, vault: vault, now: opts.Now, retries: opts.Retries, streams: map[events.Key]*stream{}}
 }
@@ -454,9 +454,9 @@ func (s *Service) envelopes(key events.Key, req Request, pend []pending) ([]even
 }
 
 // backoff waits a random time, growing with the attempt: full jitter on
-// 1ms * 2^attempt, at most 64ms.
+// 1ms * 2^attempt, at most 128ms.
 func backoff(ctx context.Context, attempt int) error {
-	ceiling := time.Millisecond << min(attempt, 6)
+	ceiling := time.Millisecond << min(attempt, 7)
 	t := time.NewTimer(time.Duration(rand.Int64N(int64(ceiling))))
 	defer t.Stop()
 	select {

@@ -28,7 +28,7 @@ type Config struct {
 	// Actor is who the CLI acts as when a command names nobody. Default "umpire".
 	Actor string `mapstructure:"actor" yaml:"actor" json:"actor"`
 	// Retries bounds how often a command is decided again after a
-	// concurrent append won the race. Default 8.
+	// concurrent append won the race. Default 16.
 	Retries int `mapstructure:"retries" yaml:"retries" json:"retries"`
 }
 
@@ -87,7 +87,7 @@ func Default() Config {
 		HTTP:    HTTP{Addr: "127.0.0.1:8080"},
 		Lang:    "en",
 		Actor:   "umpire",
-		Retries: 8,
+		Retries: 16,
 	}
 }
 
