@@ -24,7 +24,7 @@
 // battle is always replayed under the rules it was played with. The file's
 // fields are documented in docs/ruleset.md.
 //
-// Rule ids (C.3, K.2, T.1...) are those of shared/RULES.md. A Refusal carries
+// Rule ids (C.3, K.2, T.1...) are those of docs/rules.md (a copy of the club's digest). A Refusal carries
 // the rule, a stable code, a message readable at the table with the numbers
 // ("C.17: infantry moves 6\" per action; 1 action allows 6.0\", this move is
 // 6.1\": refused") and the same numbers for programs. Refusals that are not
