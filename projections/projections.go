@@ -80,31 +80,49 @@ func Run(ctx context.Context, log events.Log, p Projection, opts RunOptions) err
 		}
 		return nil
 	}
+	// The log is read (and each event decoded) while the previous batch is
+	// being written: a reader and one applier, handing over whole batches.
+	followCtx, stopFollow := context.WithCancel(ctx)
+	defer stopFollow()
+	batches := make(chan []events.Envelope, 1)
+	applied := make(chan error, 1)
+	go func() {
+		var failed error
+		for b := range batches {
+			if failed != nil {
+				continue // drain what the reader had already handed over
+			}
+			if err := p.ApplyBatch(ctx, b); err != nil {
+				failed = fmt.Errorf("projections: apply events %d..%d: %w", b[0].Sequence, b[len(b)-1].Sequence, err)
+				stopFollow()
+				continue
+			}
+			prog.Applied += uint64(len(b))
+			prog.Sequence = b[len(b)-1].Sequence
+			if opts.OnProgress != nil {
+				opts.OnProgress(prog)
+			}
+		}
+		applied <- failed
+	}()
 	batch := make([]events.Envelope, 0, opts.BatchSize)
-	flush := func() error {
+	send := func() {
 		if len(batch) == 0 {
-			return nil
+			return
 		}
-		if err := p.ApplyBatch(ctx, batch); err != nil {
-			return fmt.Errorf("projections: apply events %d..%d: %w", batch[0].Sequence, batch[len(batch)-1].Sequence, err)
+		select {
+		case batches <- batch:
+		case <-followCtx.Done():
 		}
-		prog.Applied += uint64(len(batch))
-		prog.Sequence = batch[len(batch)-1].Sequence
-		batch = batch[:0]
-		if opts.OnProgress != nil {
-			opts.OnProgress(prog)
-		}
-		return nil
+		batch = make([]events.Envelope, 0, opts.BatchSize)
 	}
 	// Past the log's end at the start, a following run applies each event
 	// as it comes: new events arrive one command at a time and should be
 	// visible at once.
-	err = log.Follow(ctx, from, func(e events.Envelope) error {
+	err = log.Follow(followCtx, from, func(e events.Envelope) error {
 		batch = append(batch, e)
 		if len(batch) >= opts.BatchSize || e.Sequence >= target {
-			if err := flush(); err != nil {
-				return err
-			}
+			send()
 		}
 		if !opts.Follow && e.Sequence >= target {
 			return errCaughtUp
@@ -112,10 +130,14 @@ func Run(ctx context.Context, log events.Log, p Projection, opts RunOptions) err
 		return nil
 	}, nil)
 	if errors.Is(err, errCaughtUp) {
-		return nil
+		err = nil
 	}
-	if ferr := flush(); ferr != nil && err == nil {
-		err = ferr
+	if err == nil && followCtx.Err() == nil {
+		send()
+	}
+	close(batches)
+	if aerr := <-applied; aerr != nil {
+		return aerr
 	}
 	if err != nil && ctx.Err() != nil {
 		return nil

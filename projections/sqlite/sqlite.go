@@ -268,11 +268,6 @@ func (d *DB) applyEvent(ctx context.Context, tx *txw, e *events.Envelope, touche
 		e.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00"), e.Actor, e.CommandID, e.Audience, e.PrevHash, hash, string(e.Payload)); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO commands (campaign, battle, command_id, first_seq, events) VALUES (?, ?, ?, ?, 1)
-		ON CONFLICT (campaign, battle, command_id) DO UPDATE SET events = events + 1`,
-		e.Campaign, e.Battle, e.CommandID, e.Sequence); err != nil {
-		return err
-	}
 	if e.Battle == "" {
 		return d.applyCampaignEvent(ctx, tx, e)
 	}
