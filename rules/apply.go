@@ -173,6 +173,8 @@ func Apply(s *State, e Event) {
 		ut.ActionsLeft -= ev.ActionsUsed
 		ut.MoveActions += ev.ActionsUsed
 		ut.Charged = ev.Target
+	case *ChargePushedBack:
+		applyCharge(s, ev)
 	case *BlunderCarriedOut:
 		if u := s.Units[ev.Unit]; u != nil {
 			u.Base = ev.To
@@ -185,6 +187,8 @@ func Apply(s *State, e Event) {
 		applyFlank(s, ev)
 	case *ObjectiveHeld, *BattleScored:
 		applyVictory(s, ev)
+	case *RetractRequested, *RetractDeclined, *CommandRetracted, *DisputeRaised, *DisputeUpheld, *DisputeDismissed, *UnitCorrected:
+		applyDispute(s, ev)
 	case *BattleEnded:
 		s.Status = StatusEnded
 		s.EndReason = ev.Reason

@@ -18,15 +18,15 @@ type chargePlan struct {
 	outOfReach bool
 }
 
-// planCharge checks a charge of u on target with reach, the simple way the
-// command phase can verify: the charger ends flush against the side of the
+// planCharge checks a charge of u on target with reach the simple way, for
+// the blunder table's "charge the nearest enemy if able" (C.5, blunder.go);
+// unit.charge uses the full charge rules (judgeCharge, charge_path.go): the charger ends flush against the side of the
 // target its leader point is in (geom.FlushAgainst), its leader point's
 // straight path within reach (C.17 distance of the actions used), the target
 // in its front arc (K.4), one turn on the spot at the start of at most the
 // ruleset's charge turn (K.5), then a straight slide that leaves the table
 // nowhere (K.3), touches no friend (K.1) and passes no other enemy within
-// the gap (K.2). Anything else is left to the charge rules (K.4-K.10, a
-// later issue): the charge is declared and pending.
+// the gap (K.2). Anything else makes the blunder advance instead.
 func planCharge(s *State, u, target *Unit, reach float64) chargePlan {
 	rs, m := s.Ruleset, s.Measurement
 	rule, err := geom.ParseArcRule(rs.Contact.Arcs)
@@ -79,11 +79,19 @@ func planCharge(s *State, u, target *Unit, reach float64) chargePlan {
 
 // decideCharge judges unit.charge: a charge is an action (C.6) of a unit
 // whose order said "charge" (C.9), or that follows its general (C.13), or
-// that took a charge on initiative (C.15). It moves into contact when
-// planCharge verifies it, else it is recorded as pending for the charge
-// rules; a target beyond the reach of the actions used is refused (C.17).
+// that took a charge on initiative (C.15). The engine then decides the
+// charge itself (judgeCharge, charge_path.go): the K.4 conditions, the K.5
+// path, the K.6/K.7 placement, the K.8 side and the K.9 pushes. Accepted, it
+// records charge.declared with contact (never pending) and one
+// charge.pushed_back per enemy moved back.
+//
+// Speed and actions (docs/charges.md): the K.4 range is
+// contact.charge_reach_multiple (2) times the charger's speed, read as its
+// C.17 distance per action in its formation; the charge move itself is
+// unmeasured (K.5), so the actions the charge spends (Actions, default 1)
+// do not lengthen it. A unit with more actions that wants to charge from
+// farther moves first (unit.move, stopping 1" short, C.9), then charges.
 func decideCharge(s *State, c *ChargeUnit) ([]Event, *Refusal) {
-	rs, m := s.Ruleset, s.Measurement
 	u, ut, r := actingUnit(s, c.Unit)
 	if r != nil {
 		return nil, r
@@ -99,7 +107,10 @@ func decideCharge(s *State, c *ChargeUnit) ([]Event, *Refusal) {
 		return nil, refuse("C.15", "wrong_action", "unit %s took initiative to %s, not to charge", u.ID, ut.InitiativeAction)
 	}
 	if !ut.MayCharge {
-		return nil, refuse("C.9", "no_charge_order", "unit %s may charge only if its order said \"charge\"; without it a unit stops %s short of the enemy", u.ID, fmtLen(rs.Contact.Gap.For(m), m))
+		return nil, refuse("C.9", "no_charge_order", "unit %s may charge only if its order said \"charge\"; without it a unit stops %s short of the enemy", u.ID, fmtLen(s.Ruleset.Contact.Gap.For(s.Measurement), s.Measurement))
+	}
+	if ut.Charged != "" {
+		return nil, refuse("C.6", "already_charged", "unit %s already charged %s this turn", u.ID, ut.Charged)
 	}
 	if ut.ActionsLeft < actions {
 		return nil, refuse("C.3", "no_actions_left", "unit %s has %s left this turn; this charge uses %d", u.ID, plural(ut.ActionsLeft, "action", "actions"), actions).
@@ -109,25 +120,23 @@ func decideCharge(s *State, c *ChargeUnit) ([]Event, *Refusal) {
 	if t == nil || t.Side == u.Side || !t.active() {
 		return nil, refuse("C.9", "bad_target", "charge target %q is not an enemy unit on the table", c.Target)
 	}
-	per, label, r := moveAllowance(s, u, ut, actions)
+	speed, _, r := moveAllowance(s, u, ut, actions)
 	if r != nil {
 		return nil, r
 	}
-	reach := per * float64(actions)
-	p := planCharge(s, u, t, reach)
-	if p.outOfReach {
-		return nil, refuse("C.17", "charge_out_of_reach", "%s moves %s per action; %s reach %s, and contact with %s needs %s",
-			label, fmtLen(per, m), plural(actions, "action", "actions"), fmtLen(reach, m), t.ID, fmtMeasured(p.dist, reach, m)).
-			with("distance", p.dist, "reach", reach, "per_action", per, "actions", actions)
+	o, r := judgeCharge(s, u, t, speed)
+	if r != nil {
+		return nil, r
 	}
-	ev := &ChargeDeclared{Turn: s.Turn, Unit: u.ID, Target: t.ID, ActionsUsed: actions, Reach: round6(reach), Distance: round6(p.dist),
-		Side: p.side, From: u.Base, To: u.Base}
-	if p.reason == "" {
-		ev.Contact, ev.To = true, p.to
-	} else {
-		ev.Pending, ev.Reason = true, p.reason
+	ev := &ChargeDeclared{Turn: s.Turn, Unit: u.ID, Target: t.ID, ActionsUsed: actions, Reach: round6(o.reach), Distance: round6(geom.PathLength(o.path)),
+		Side: o.side, From: u.Base, To: o.to, Contact: true,
+		Measured: round6(o.measured), Path: o.path, TurnDegrees: round6(o.turn), TurnAt: o.turnAt, Slide: o.slide, Crossed: o.crossed}
+	evs := []Event{ev}
+	for _, p := range o.pushed {
+		ev.Pushed = append(ev.Pushed, p.unit)
+		evs = append(evs, &ChargePushedBack{Turn: s.Turn, Unit: p.unit, Charger: u.ID, Target: t.ID, From: p.from, To: p.to, Distance: round6(p.distance), Full: p.full})
 	}
-	return []Event{ev}, nil
+	return evs, nil
 }
 
 // actingUnit checks what every action command checks: the battle is in

@@ -57,6 +57,8 @@ func TestEventsRoundTrip(t *testing.T) {
 	mp, _ := movementPhaseLog(t)
 	evs = append(evs, mp...)
 	evs = append(evs, flankVictoryLog(t)...) // F and V events (flank_test.go)
+	evs = append(evs, disputeLog(t)...)      // retractions and disputes (dispute_test.go)
+	evs = append(evs, chargeLog(t)...)       // K events (charge_test.go)
 	emitted := map[string]bool{}
 	for _, e := range evs {
 		emitted[e.EventType()] = true

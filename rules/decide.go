@@ -26,7 +26,7 @@ func Decide(s *State, cmd Command, dice Dice) ([]Event, error) {
 		if s.Status == StatusNew || s.Ruleset == nil {
 			return nil, refuse(RuleBattle, "no_battle", "no battle has been created yet")
 		}
-		if s.Status == StatusEnded {
+		if s.Status == StatusEnded && !IsDisputeCommand(cmd.CommandName()) {
 			return nil, refuse("T.5", "battle_ended", "the battle has ended (%s)", s.EndReason)
 		}
 	}
@@ -76,6 +76,8 @@ func Decide(s *State, cmd Command, dice Dice) ([]Event, error) {
 		evs, r, err = decideCombat(s, c, dice)
 	case *DeclareFlankMarch, *ChooseFlankEntry, *EnterFlank, *RallyFlankMarcher, *HoldObjective:
 		evs, r, err = decideFlankVictory(s, c, dice)
+	case *RequestRetract, *AgreeRetract, *DeclineRetract, *RaiseDispute, *UpholdDispute, *DismissDispute:
+		evs, r = decideDispute(s, c)
 	default:
 		return nil, refuse(RuleInput, "unknown_command", "unknown command %q", cmd.CommandName())
 	}

@@ -17,6 +17,12 @@ func Describe(e Event) string {
 	if d := describeFlank(e) + describeVictory(e); d != "" {
 		return d
 	}
+	if d := describeDispute(e); d != "" {
+		return d
+	}
+	if d := describeCharge(e); d != "" {
+		return d
+	}
 	switch ev := e.(type) {
 	case *BattleCreated:
 		return fmt.Sprintf("battle %q created: %gx%g %s table, %d sides, %s first, turn limit %d, ruleset %s v%d",

@@ -19,6 +19,8 @@ func TestDescribeEveryEvent(t *testing.T) {
 	mp, _ := movementPhaseLog(t)
 	evs = append(evs, mp...)
 	evs = append(evs, flankVictoryLog(t)...) // F and V events (flank_test.go)
+	evs = append(evs, disputeLog(t)...)      // retractions and disputes (dispute_test.go)
+	evs = append(evs, chargeLog(t)...)       // K events (charge_test.go)
 	seen := map[string]bool{}
 	for _, e := range evs {
 		d := Describe(e)

@@ -66,7 +66,7 @@ var eventRegistry = map[string]eventInfo{
 	EvInitiativeTaken:    {1, "A unit took an initiative order: one action, no roll, an enemy within range (C.15).", func() Event { return &InitiativeTaken{} }},
 	EvInitiativeDeclined: {1, "A unit declined initiative to wait for its general's order (C.15).", func() Event { return &InitiativeDeclined{} }},
 	EvUnitReformed:       {1, "A unit changed formation, its command point staying in place (C.16).", func() Event { return &UnitReformed{} }},
-	EvChargeDeclared:     {1, "A unit charged as an action (C.6, C.9): into contact when the straight path is verified, else pending the charge rules (K).", func() Event { return &ChargeDeclared{} }},
+	EvChargeDeclared:     {1, "A unit charged as an action (C.6, C.9) into contact: the side hit, the leader point's path with its one turn, the placement and the terrain crossed (K.4-K.8). Older events may be pending (no move).", func() Event { return &ChargeDeclared{} }},
 	EvBlunderCarriedOut:  {1, "A unit carried out its blunder-table result (C.5): the move the engine computed, and why it stopped.", func() Event { return &BlunderCarriedOut{} }},
 }
 
@@ -396,9 +396,10 @@ func (*UnitReformed) EventType() string { return EvUnitReformed }
 func (*UnitReformed) Audience() string { return AudienceAll }
 
 // ChargeDeclared is charge.declared: a charge action (C.6, C.9). Contact
-// says the engine verified a straight path into contact and moved the unit
-// (From -> To); otherwise Pending says the unit stays where it is and the
-// contact is left to the charge rules (K.4-K.10), with Reason.
+// says the engine moved the unit into contact (From -> To) by the charge
+// rules (K.4-K.10, charge_path.go); the fields from Measured on record how.
+// Pending and Reason appear only in events recorded before the engine
+// decided every charge: the unit stayed where it was.
 type ChargeDeclared struct {
 	Turn        int       `json:"turn"`
 	Unit        string    `json:"unit"`
@@ -412,6 +413,21 @@ type ChargeDeclared struct {
 	Contact     bool      `json:"contact"`
 	Pending     bool      `json:"pending,omitempty"`
 	Reason      string    `json:"reason,omitempty"`
+	// Measured is K.4's distance: leader point to the nearest point of the
+	// target (at most Reach, twice the speed). Path is the leader point's
+	// path (start, the turn point if any, end; Distance is its length);
+	// TurnDegrees the one turn (K.5, clockwise positive), made at
+	// Path[TurnAt]; Slide the leader point's offset from the middle of the
+	// side hit, to the charger's right (K.6); Crossed the difficult terrain
+	// on the path (K.5, for the melee); Pushed the enemy units moved back
+	// (K.9, each a charge.pushed_back that follows).
+	Measured    float64    `json:"measured,omitempty"`
+	Path        []geom.Vec `json:"path,omitempty"`
+	TurnDegrees float64    `json:"turn_degrees,omitempty"`
+	TurnAt      int        `json:"turn_at,omitempty"`
+	Slide       float64    `json:"slide,omitempty"`
+	Crossed     []string   `json:"crossed,omitempty"`
+	Pushed      []string   `json:"pushed,omitempty"`
 }
 
 // EventType implements Event.

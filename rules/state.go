@@ -73,6 +73,8 @@ type State struct {
 	// objectives and score (V, victory.go).
 	Flank   FlankBook   `json:"flank,omitzero"`
 	Victory VictoryBook `json:"victory,omitzero"`
+	// Disputes is the battle's retraction requests and disputes (dispute.go).
+	Disputes DisputeBook `json:"disputes,omitzero"`
 }
 
 // Side is one army of the battle.
@@ -253,6 +255,7 @@ func (s *State) Clone() *State {
 	c.TurnBook = s.TurnBook.clone()
 	c.Dice = s.Dice.clone()
 	c.Flank, c.Victory = s.Flank.clone(), s.Victory.clone()
+	c.Disputes = s.Disputes.clone()
 	return &c
 }
 
