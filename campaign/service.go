@@ -336,6 +336,9 @@ func (s *Service) executeBattle(ctx context.Context, key events.Key, req Request
 		if err != nil {
 			return nil, err
 		}
+		if prepared, err = s.disputeFacts(ctx, st, req, prepared); err != nil {
+			return nil, err
+		}
 		d, finish, err := s.diceFor(ctx, key, st.battle, req)
 		if err != nil {
 			return nil, err

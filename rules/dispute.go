@@ -97,7 +97,8 @@ func init() {
 
 // IsDisputeCommand reports whether name is a retraction or dispute command:
 // such commands are not "the last command" a player may retract, and they
-// are taken after the battle has ended too.
+// reach the rules after the battle has ended too (disputes are taken then;
+// retractions are refused).
 func IsDisputeCommand(name string) bool {
 	switch name {
 	case CmdRetractRequest, CmdRetractAgree, CmdRetractDecline, CmdDisputeRaise, CmdDisputeUphold, CmdDisputeDismiss:
@@ -467,6 +468,12 @@ func (*UnitCorrected) Audience() string { return AudienceAll }
 const maxText = 2000
 
 func decideDispute(s *State, cmd Command) ([]Event, *Refusal) {
+	switch cmd.(type) {
+	case *RequestRetract, *AgreeRetract:
+		if s.Status == StatusEnded {
+			return nil, refuse("T.5", "battle_ended", "the battle has ended (%s): a command is no longer taken back; raise a dispute", s.EndReason)
+		}
+	}
 	switch c := cmd.(type) {
 	case *RequestRetract:
 		return decideRetractRequest(s, c)
@@ -905,7 +912,7 @@ func describeDispute(e Event) string {
 	case *DisputeRaised:
 		return fmt.Sprintf("dispute %d raised on event %d (%s): %s", ev.Dispute, ev.EventVersion, ev.DisputedType, ev.Reason)
 	case *DisputeUpheld:
-		return fmt.Sprintf("dispute %d on event %d (%s) upheld: %s; %s follow", ev.Dispute, ev.EventVersion, ev.DisputedType, ev.Ruling, plural(ev.Corrections, "correction", "corrections"))
+		return fmt.Sprintf("dispute %d on event %d (%s) upheld: %s; %s", ev.Dispute, ev.EventVersion, ev.DisputedType, ev.Ruling, plural(ev.Corrections, "correction follows", "corrections follow"))
 	case *DisputeDismissed:
 		return fmt.Sprintf("dispute %d on event %d (%s) dismissed: %s", ev.Dispute, ev.EventVersion, ev.DisputedType, ev.Ruling)
 	case *UnitCorrected:

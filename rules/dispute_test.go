@@ -199,6 +199,7 @@ func TestDisputeUpheldAndDismissed(t *testing.T) {
 	// Disputes go on after the battle has ended.
 	j.do(t, "end", "uma", CmdBattleEnd, `{"reason":"agreed"}`)
 	j.do(t, "q3", "bob", CmdDisputeRaise, `{"event_version":3,"reason":"late objection"}`)
+	j.no(t, "alice", CmdRetractRequest, `{"command_id":"m1"}`, "T.5", "battle_ended")
 	if replay := given(j.evs...); stateJSON(t, replay) != stateJSON(t, j.s) {
 		t.Fatal("replay differs from live")
 	}

@@ -91,18 +91,30 @@ func (s *Server) handleCampaign(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// handleState answers with the battle now, folded from the log by the
+// service (the same fold the projection stores), as the caller may see it
+// (view): the umpire sees every flank march's sealed orders, a player their
+// own side's, a reader none before the rules reveal them.
 func (s *Server) handleState(w http.ResponseWriter, r *http.Request) {
-	_, key, err := s.battleKey(r)
+	wh, key, err := s.battleKey(r)
 	if err != nil {
 		s.writeError(w, r, err, noVars)
 		return
 	}
-	v, err := s.opts.Read.Battle(r.Context(), key)
+	st, v, err := s.opts.Service.State(r.Context(), key)
 	if err != nil {
 		s.writeError(w, r, err, noVars)
 		return
 	}
-	writeJSON(w, http.StatusOK, v)
+	if v == 0 || st.Status == rules.StatusNew {
+		s.writeError(w, r, notFound("no battle "+key.String()), noVars)
+		return
+	}
+	if st, err = s.view(r.Context(), key, st, wh.Principal); err != nil {
+		s.writeError(w, r, err, noVars)
+		return
+	}
+	writeJSON(w, http.StatusOK, board(key, st, v, v))
 }
 
 // EventJSON is one event as the API shows it: the envelope, its hash, and
@@ -121,12 +133,16 @@ type EventJSON struct {
 	Hash        string          `json:"hash,omitempty"` // of the stored message; absent where it is not at hand (replay)
 	Payload     json.RawMessage `json:"payload"`
 	Description string          `json:"description"`
+	// Refers are the versions of the events this one points at: the
+	// disputed event of a dispute, its ruling and its corrections; the
+	// events of a retracted command (docs/disputes.md).
+	Refers []uint64 `json:"refers,omitempty"`
 }
 
 func eventJSON(e events.Envelope) EventJSON {
 	j := EventJSON{Seq: e.Sequence, Version: e.Version, ID: e.ID, Type: e.Type, Schema: e.Schema, Time: e.Time,
 		Actor: e.Actor, CommandID: e.CommandID, Audience: e.Audience, PrevHash: e.PrevHash,
-		Payload: e.Payload, Description: describe(e)}
+		Payload: e.Payload, Description: describe(e), Refers: refers(e)}
 	if len(e.Raw) > 0 {
 		j.Hash = events.Hash(e.Raw)
 	}
@@ -316,6 +332,9 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request, key events.Key,
 		vars.Measurement = st.Measurement
 	}
 	if err := authorize(wh, name, ref, st); err != nil {
+		return err
+	}
+	if err := s.authorizeRetraction(r.Context(), wh, key, name, ref); err != nil {
 		return err
 	}
 	body := req.Command

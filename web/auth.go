@@ -69,6 +69,10 @@ type refs struct {
 	Side    string `json:"side"`
 	Player  string `json:"player"`
 	Target  string `json:"target"`
+	Brigade string `json:"brigade"`
+	// Request is the retraction request a command.retract_agree or
+	// command.retract_decline answers.
+	Request json.RawMessage `json:"request"`
 }
 
 // words are a command's references, for translated refusals.
@@ -84,13 +88,20 @@ var umpireOnly = map[string]bool{
 	rules.CmdBattleEnd:       true,
 	campaign.CmdPlayerAdd:    true,
 	campaign.CmdTokenReissue: true,
+	rules.CmdObjectiveHold:   true,
+	rules.CmdDisputeUphold:   true,
+	rules.CmdDisputeDismiss:  true,
 }
 
 // authorize decides whether w may give the command. A player commands
 // only their own side: an order by the side of its general; a unit's move,
-// formation change, charge and initiative by the unit's side; phase.end by
-// its side field; army.deploy for their own side; dice.add_seed only with
-// their own player id. A general or unit the battle does not know is left
+// formation change, charge, initiative, march, fire, combat outcome and
+// flank rally by the unit's side; a general's move by his side; a brigade's
+// march or order change by its side; phase.end, movement.hand_over and the
+// flank-march commands by their side field; army.deploy for their own side; dice.add_seed only with
+// their own player id; dispute.raise and the retraction commands always
+// (authorizeRetraction checks who answers a request); dispute.uphold and
+// dispute.dismiss never. A general or unit the battle does not know is left
 // to the rules, which refuse it (nothing is appended either way). st is the
 // battle's current state (nil for campaign commands).
 func authorize(w who, name string, body refs, st *rules.State) error {
@@ -111,29 +122,56 @@ func authorize(w who, name string, body refs, st *rules.State) error {
 	}
 	side := ""
 	switch name {
-	case rules.CmdArmyDeploy, rules.CmdPhaseEnd:
+	case rules.CmdArmyDeploy, rules.CmdPhaseEnd, rules.CmdMovementHandOver,
+		rules.CmdFlankDeclare, rules.CmdFlankChooseEntry, rules.CmdFlankEnter:
 		side = body.Side
+	case rules.CmdDisputeRaise, rules.CmdRetractRequest, rules.CmdRetractAgree, rules.CmdRetractDecline:
+		// Any player raises a dispute or asks to take back a command (the
+		// rules check it is their own); who answers a request is checked
+		// against the log (authorizeRetraction).
+		return nil
 	case rules.CmdDiceAddSeed:
 		if body.Player != w.Player {
 			return forbidden("a player adds a dice seed only as themselves")
 		}
 		return nil
-	case rules.CmdOrderGive:
+	case rules.CmdOrderGive, rules.CmdGeneralMove, rules.CmdGeneralDetach:
 		side = generalSide(st, body.General)
 		if side == "" {
 			return nil
 		}
-	case rules.CmdUnitMove, rules.CmdUnitReform, rules.CmdUnitCharge, rules.CmdInitiativeTake, rules.CmdInitiativeDecline:
+	case rules.CmdUnitMove, rules.CmdUnitReform, rules.CmdUnitCharge, rules.CmdInitiativeTake, rules.CmdInitiativeDecline,
+		rules.CmdUnitMarch, rules.CmdUnitFire, rules.CmdCombatRecord, rules.CmdFlankRally:
 		u := st.Units[body.Unit]
 		if u == nil {
 			return nil
 		}
 		side = u.Side
+	case rules.CmdMarchDeclare, rules.CmdBrigadeOrder:
+		side = brigadeSide(st, body.Brigade)
+		if side == "" {
+			return nil
+		}
 	}
 	if !w.CanCommand(side) {
 		return forbidden("player " + w.Player + " commands side " + w.Side + " only")
 	}
 	return nil
+}
+
+// brigadeSide returns the side of a brigade, or "".
+func brigadeSide(st *rules.State, id string) string {
+	if st == nil || id == "" {
+		return ""
+	}
+	for _, sd := range st.Sides {
+		for _, b := range sd.Brigades {
+			if b.ID == id {
+				return sd.ID
+			}
+		}
+	}
+	return ""
 }
 
 // generalSide returns the side of a general or C-in-C, or "".

@@ -35,6 +35,15 @@ type Board struct {
 	Units    []BoardUnit    `json:"units"`
 	Generals []BoardGeneral `json:"generals"`
 	Terrain  []geom.Terrain `json:"terrain"`
+	// FlankMarches are the battle's flank marches as the caller may see
+	// them (PRODUCT.md principle 6): everyone sees a march's edge and arrival
+	// roll; only its own side and the umpire see its orders before the rules
+	// reveal them.
+	FlankMarches []rules.FlankMarch `json:"flank_marches"`
+	// Disputes and Retractions are the battle's disputes and retraction
+	// requests (docs/disputes.md).
+	Disputes    []rules.Dispute        `json:"disputes"`
+	Retractions []rules.RetractRequest `json:"retractions"`
 	// Event is the event at Version, described, when the caller may read it.
 	Event *EventJSON `json:"event,omitempty"`
 }
@@ -63,6 +72,8 @@ type BoardUnit struct {
 	Depth     float64 `json:"depth"`
 	Markers   int     `json:"markers"`
 	Status    string  `json:"status"`
+	// ActionsLeft are the unit's actions left this turn (C.3).
+	ActionsLeft int `json:"actions_left"`
 }
 
 // BoardGeneral is a general or (Brigade empty, CInC true) a C-in-C.
@@ -82,7 +93,10 @@ type BoardGeneral struct {
 func board(key events.Key, s *rules.State, version, last uint64) Board {
 	b := Board{Campaign: key.Campaign, Battle: key.Battle, Name: s.Name, Status: s.Status, Turn: s.Turn,
 		PhasingSide: s.Phasing, Phase: s.Phase, Measurement: s.Measurement, TableWidth: s.Table.Width, TableDepth: s.Table.Depth,
-		Version: version, Last: last, Sides: []BoardSide{}, Units: []BoardUnit{}, Generals: []BoardGeneral{}, Terrain: []geom.Terrain{}}
+		Version: version, Last: last, Sides: []BoardSide{}, Units: []BoardUnit{}, Generals: []BoardGeneral{}, Terrain: []geom.Terrain{},
+		FlankMarches: append([]rules.FlankMarch{}, s.Flank.Marches...), Disputes: append([]rules.Dispute{}, s.Disputes.Disputes...),
+		Retractions: append([]rules.RetractRequest{}, s.Disputes.Retracts...)}
+	b.Terrain = append(b.Terrain, s.Terrain...)
 	for _, sd := range s.Sides {
 		b.Sides = append(b.Sides, BoardSide{Side: sd.ID, Name: sd.Name, Nation: sd.Nation, Deployed: sd.Deployed})
 		if c := sd.CInC; c != nil {
@@ -101,7 +115,8 @@ func board(key events.Key, s *rules.State, version, last uint64) Board {
 		}
 		b.Units = append(b.Units, BoardUnit{Unit: u.ID, Side: u.Side, Brigade: u.Brigade, Name: u.Name, Type: u.Type,
 			Formation: u.Formation, X: u.Base.Center.X, Y: u.Base.Center.Y, Facing: u.Base.Facing,
-			Width: u.Base.Width, Depth: u.Base.Depth, Markers: u.Markers, Status: u.Status})
+			Width: u.Base.Width, Depth: u.Base.Depth, Markers: u.Markers, Status: u.Status,
+			ActionsLeft: actionsLeft(s, u.ID)})
 	}
 	// The projection's order: by side, brigade, unit.
 	sort.Slice(b.Units, func(i, j int) bool {
@@ -164,7 +179,9 @@ func (t *timelines) get(ctx context.Context, log events.Log, key events.Key) (*t
 }
 
 // handleReplay answers with the board after event ?version=N (default: the
-// last), folded from the log through rules.Apply (projections.Timeline).
+// last), folded from the log through rules.Apply (projections.Timeline), as
+// the caller may see it: every replayed state goes through the same view as
+// the state (view).
 func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
 	wh, key, err := s.battleKey(r)
 	if err != nil {
@@ -197,6 +214,11 @@ func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err, noVars)
 		return
 	}
+	st, err = s.view(r.Context(), key, st, wh.Principal)
+	if err != nil {
+		s.writeError(w, r, err, noVars)
+		return
+	}
 	b := board(key, st, v, last)
 	if v > 0 {
 		e, _, err := tl.tl.Event(v)
@@ -210,4 +232,25 @@ func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, b)
+}
+
+// view returns st as p may see it (PRODUCT.md principle 6): the sealed
+// orders of p's own side's unrevealed flank marches attached (all of them
+// for the umpire), everything else not yet revealed left out
+// (rules.State.ViewFor). Every state the API shows goes through it.
+func (s *Server) view(ctx context.Context, key events.Key, st *rules.State, p campaign.Principal) (*rules.State, error) {
+	sealed, err := s.opts.Service.SealedOrders(ctx, key, st, p)
+	if err != nil {
+		return nil, err
+	}
+	side, umpire := campaign.ViewSide(p)
+	return st.WithSealedOrders(sealed).ViewFor(side, umpire), nil
+}
+
+// actionsLeft is a unit's actions left this turn.
+func actionsLeft(s *rules.State, unit string) int {
+	if ut := s.TurnBook.Units[unit]; ut != nil {
+		return ut.ActionsLeft
+	}
+	return 0
 }

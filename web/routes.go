@@ -11,6 +11,7 @@ func (s *Server) routes() {
 
 	m.HandleFunc("GET "+c, s.handleCampaign)
 	m.HandleFunc("GET "+c+"/events", s.handleCampaignEvents)
+	m.HandleFunc("GET "+c+"/standings", s.handleStandings)
 	m.HandleFunc("POST "+c+"/commands/{command}", s.handleCommand)
 
 	m.HandleFunc("GET "+b+"/state", s.handleState)
@@ -19,6 +20,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET "+b+"/replay", s.handleReplay)
 	m.HandleFunc("GET "+b+"/odds", s.handleOdds)
 	m.HandleFunc("GET "+b+"/dice", s.handleDice)
+	m.HandleFunc("GET "+b+"/disputes", s.handleDisputes)
+	m.HandleFunc("GET "+b+"/audit", s.handleAudit)
 	m.HandleFunc("POST "+b+"/commands/{command}", s.handleCommand)
 
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {

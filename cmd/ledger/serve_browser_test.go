@@ -55,24 +55,7 @@ func TestBrowserBattlePage(t *testing.T) {
 		}
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.WindowSize(1280, 900),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancelCtx := chromedp.NewContext(actx, chromedp.WithErrorf(t.Logf))
-	defer cancelCtx()
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
+	ctx := browserContext(t, exe)
 
 	unit := chromedp.CSS(`#map g.unit[data-unit="33-ligne"]`)
 	mapAt := func(v int) chromedp.CSS { return chromedp.CSS(fmt.Sprintf(`#map[data-version="%d"]`, v)) }
@@ -146,6 +129,32 @@ func TestBrowserBattlePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", ru)
+}
+
+// browserContext starts headless Chromium at exe for the test (60 s at most).
+func browserContext(t *testing.T, exe string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.WindowSize(1280, 900),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx, chromedp.WithErrorf(t.Logf))
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(func() {
+		cancel()
+		cancelCtx()
+		cancelAlloc()
+	})
+	return ctx
 }
 
 // void drops an action's value, to run it among steps.

@@ -50,6 +50,16 @@ async function api(path) {
   return body;
 }
 
+// apiPost posts a command ({id, dice, command}) with the stored token.
+async function apiPost(path, body) {
+  const headers = { "Accept": "application/json", "Content-Type": "application/json" };
+  if (token()) headers["Authorization"] = "Bearer " + token();
+  const res = await fetch(withLang(path), { method: "POST", headers, body: JSON.stringify(body) });
+  const out = await res.json().catch(() => ({}));
+  if (!res.ok) throw (out.error || { status: res.status, message: res.statusText });
+  return out;
+}
+
 function showError(container, err) {
   const msg = (err.rule ? err.rule + ": " : "") + (err.message || String(err));
   container.replaceChildren(el("p", { class: "error", role: "alert", text: msg }));
@@ -116,11 +126,25 @@ async function campaignView(main, id) {
   const people = el("table", {}, el("thead", {}, el("tr", {}, ...["col.player", "col.role", "col.side"].map(k => el("th", { text: t(k) })))),
     el("tbody", {}, ...c.people.map(p => el("tr", {}, el("td", { text: p.name ? p.name + " (" + p.player + ")" : p.player }),
       el("td", { text: p.role }), el("td", { text: p.side || "–" })))));
+  const standings = el("div", { id: "standings" }, el("p", { text: t("page.loading") }));
   main.replaceChildren(
     el("h1", { text: c.name + " · " + t("campaign.era") + " " + c.era }),
     el("section", { class: "card" }, el("h2", { text: t("campaign.sides") }), sides),
+    el("section", { class: "card" }, el("h2", { text: t("campaign.standings") }), standings),
     el("section", { class: "card" }, el("h2", { text: t("campaign.battles") }), battles),
     el("section", { class: "card" }, el("h2", { text: t("campaign.people") }), people));
+  try { drawStandings(standings, await api("/api/campaigns/" + encodeURIComponent(id) + "/standings")); } catch (err) { showError(standings, err); }
+}
+
+// drawStandings shows each side's campaign points and record, and each
+// battle's points by side (campaign/standings.go).
+function drawStandings(box, s) {
+  const sides = el("table", {}, el("thead", {}, el("tr", {}, ...["col.side", "col.points", "col.played", "col.won", "col.drawn", "col.lost"].map(k => el("th", { text: t(k) })))),
+    el("tbody", {}, ...(s.sides || []).map(x => el("tr", { "data-side": x.side }, el("td", { text: x.name || x.side }),
+      ...[x.points, x.played, x.won, x.drawn, x.lost].map(n => el("td", { text: String(n) }))))));
+  const battles = (s.battles || []).filter(b => (b.points || []).length);
+  box.replaceChildren(sides, battles.length ? el("ul", { class: "results" }, ...battles.map(b => el("li", {},
+    "#" + b.number + " " + (b.name || b.battle) + ": " + b.points.map(p => p.side + " " + p.points).join(" · ")))) : null);
 }
 
 // --- battle -------------------------------------------------------------
@@ -128,8 +152,9 @@ async function campaignView(main, id) {
 async function battleView(main, cid, bid) {
   const base = "/api/campaigns/" + encodeURIComponent(cid) + "/battles/" + encodeURIComponent(bid);
   main.replaceChildren(el("p", { text: t("page.loading") }));
-  let evs;
+  let evs, you = {};
   try { evs = await api(base + "/events"); } catch (err) { return showError(main, err); }
+  try { you = (await api("/api/campaigns/" + encodeURIComponent(cid))).you || {}; } catch (err) { /* the battle still shows */ }
 
   const st = { last: evs.last, current: 0, boards: new Map(), sideIndex: {}, events: evs.events };
   const map = svg("svg", { id: "map", role: "img", "aria-label": t("battle.map") });
@@ -140,6 +165,8 @@ async function battleView(main, cid, bid) {
   const log = el("ol", { id: "log" });
   const live = el("span", { class: "live", id: "live" });
   const diceBox = el("div", { class: "dice-charts", id: "dice" });
+  const disputesBox = el("div", { id: "disputes-box" }, el("p", { text: t("page.loading") }));
+  const auditBox = el("div", { id: "audit-box" }, el("p", { text: t("page.loading") }));
   const btn = (key, label, fn) => el("button", { type: "button", id: "tl-" + key.split(".")[1], title: t(key), "aria-label": t(key), onclick: fn, text: label });
 
   main.replaceChildren(
@@ -155,13 +182,17 @@ async function battleView(main, cid, bid) {
       el("div", {},
         el("section", { class: "card" }, el("h2", {}, t("battle.events") + " ", live), log),
         el("section", { class: "card" }, el("h2", { text: t("battle.dice") }), el("p", { class: "muted", text: t("battle.dice_hint") }), diceBox),
-        el("section", { class: "card", id: "disputes" }, el("h2", { text: t("battle.disputes") }),
-          el("ul", { id: "disputes-list" }), el("p", { class: "muted", text: t("battle.disputes_none") })))));
+        el("section", { class: "card", id: "disputes" }, el("h2", { text: t("battle.disputes") }), disputesBox),
+        el("section", { class: "card", id: "audit" }, el("h2", {}, t("battle.audit") + " ",
+          el("button", { type: "button", id: "audit-refresh", text: t("audit.refresh"), onclick: () => loadAudit() })),
+          el("p", { class: "muted", text: t("audit.hint") }), auditBox))));
 
   for (const e of st.events) log.append(logEntry(e));
   slider.addEventListener("input", () => goTo(Number(slider.value)));
   slider.addEventListener("change", () => goTo(Number(slider.value)));
   log.addEventListener("click", ev => {
+    const link = ev.target.closest("[data-goto]");
+    if (link) { ev.preventDefault(); return goTo(Number(link.dataset.goto)); }
     const li = ev.target.closest("li[data-version]");
     if (li) goTo(Number(li.dataset.version));
   });
@@ -205,9 +236,26 @@ async function battleView(main, cid, bid) {
     try { drawDice(diceBox, await api(base + "/dice")); } catch (err) { showError(diceBox, err); }
   }
 
+  async function loadDisputes() {
+    let d;
+    try { d = await api(base + "/disputes"); } catch (err) { return showError(disputesBox, err); }
+    drawDisputes(disputesBox, d, { you, base, current: () => st.current, goTo, reload: loadDisputes, lastOwn: () => lastOwnCommand(st.events, you.player) });
+    log.querySelectorAll("li.disputed").forEach(li => li.classList.remove("disputed"));
+    for (const x of d.disputes) {
+      const li = log.querySelector('li[data-version="' + x.event_version + '"]');
+      if (li) { li.classList.add("disputed"); li.title = t("disputes.disputed", { n: x.dispute, status: t("dstatus." + x.status) }); }
+    }
+  }
+
+  async function loadAudit() {
+    try { drawAudit(auditBox, await api(base + "/audit")); } catch (err) { showError(auditBox, err); }
+  }
+
   if (st.last > 0) await goTo(st.last);
   drawLegend(legend, st.boards.get(st.last));
   loadDice();
+  loadDisputes();
+  loadAudit();
   follow(base, st, e => {
     if (e.version <= st.last && st.events.some(x => x.version === e.version)) return;
     const atEnd = st.current === st.last;
@@ -216,6 +264,10 @@ async function battleView(main, cid, bid) {
     slider.max = String(st.last);
     log.append(logEntry(e));
     if (e.type === "dice.rolled") loadDice();
+    if (e.type.startsWith("dispute.") || e.type.startsWith("command.retract") || e.type === "unit.corrected") {
+      st.boards.clear(); // a correction changes the boards after it
+      loadDisputes();
+    }
     if (atEnd) goTo(st.last);
   }, on => { live.textContent = on ? "● " + t("battle.live") : ""; });
 }
@@ -231,6 +283,10 @@ function logEntry(e) {
     el("span", { class: "type", text: e.type }), " ",
     el("span", { class: "actor", text: e.actor }),
     el("div", { class: "desc", text: e.description }));
+  if (e.refers && e.refers.length) {
+    li.append(el("div", { class: "refers" }, t("battle.refers") + " ",
+      ...e.refers.map(v => el("a", { href: "#", "data-goto": String(v), text: "#" + v }))));
+  }
   if (e.type === "order.resolved" && e.payload && e.payload.modifiers && e.payload.modifiers.length) {
     li.append(el("ul", { class: "mods", "aria-label": t("battle.modifiers") },
       ...e.payload.modifiers.map(m => el("li", { text: m.rule + ": " + (m.value > 0 ? "+" : "") + m.value + " " + m.reason }))));
@@ -298,7 +354,13 @@ function drawLegend(legend, b) {
 // line fair dice would average.
 function drawDice(box, d) {
   if (!d.people.length) return box.replaceChildren(el("p", { class: "muted", text: t("battle.dice_none") }));
-  box.replaceChildren(...d.people.map(p => {
+  box.replaceChildren(...d.people.map(p => diceChart(p, "")));
+}
+
+// diceChart draws one person's faces of one die size: a bar per face and
+// the line fair dice would average.
+function diceChart(p, note) {
+  {
     const W = 30 * p.sides + 20, H = 110, top = 10, bottom = 20, h = H - top - bottom;
     const max = Math.max(p.expected * 1.5, ...p.faces, 1);
     const y = v => top + h - (v / max) * h;
@@ -308,8 +370,8 @@ function drawDice(box, d) {
       svg("text", { x: 25 + i * 30, y: y(n) - 2, text: String(n) })]).flat();
     const chart = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img", class: "dice-chart", "data-person": p.person },
       ...bars, svg("line", { class: "expected", x1: 8, x2: W - 4, y1: y(p.expected), y2: y(p.expected) }, svg("title", { text: t("battle.dice_expected") + " " + p.expected.toFixed(2) })));
-    return el("figure", {}, chart, el("figcaption", { text: p.person + " · d" + p.sides + " · " + t("battle.dice_count", { n: p.dice }) }));
-  }));
+    return el("figure", {}, chart, el("figcaption", { text: p.person + " · d" + p.sides + " · " + t("battle.dice_count", { n: p.dice }) + (note ? " · " + note : "") }));
+  }
 }
 
 // follow reads the battle's live stream (server-sent events) with fetch,
@@ -345,6 +407,129 @@ async function follow(base, st, onEvent, onLive) {
     onLive(false);
     await new Promise(r => setTimeout(r, 3000));
   }
+}
+
+// lastOwnCommand is the id of the last command by player that changed the
+// battle (not a retraction or a dispute): what they may ask to take back.
+function lastOwnCommand(events, player) {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e.actor === player && !e.type.startsWith("dispute.") && !e.type.startsWith("command.retract") && e.type !== "unit.corrected") return e.command_id;
+  }
+  return "";
+}
+
+// form builds a small command form: fields, a submit button, and the
+// refusal (rule and message) shown under it.
+function commandForm(id, fields, buttons) {
+  const out = el("p", { class: "form-result", role: "status" });
+  const f = el("form", { class: "cmd", id, onsubmit: ev => ev.preventDefault() }, ...fields, ...buttons, out);
+  f.result = out;
+  return f;
+}
+
+function field(name, label, attrs) {
+  const input = el(attrs && attrs.tag === "textarea" ? "textarea" : "input", Object.assign({ name, id: name, "aria-label": label }, attrs || {}));
+  input.removeAttribute("tag");
+  return el("label", { class: "field" }, el("span", { text: label }), input);
+}
+
+// drawDisputes lists the battle's disputes and retraction requests, each
+// linked to the events it concerns, with the forms the caller's role
+// allows: raise a dispute and ask to take back a command (players), agree
+// or decline a request (the opponent), uphold or dismiss (the umpire).
+function drawDisputes(box, d, ctx) {
+  const { you, base } = ctx;
+  const player = you.role === "player", umpire = you.role === "umpire";
+  const send = async (form, name, command) => {
+    form.result.className = "form-result";
+    form.result.textContent = "…";
+    try {
+      await apiPost(base + "/commands/" + name, { command });
+      form.result.textContent = t("disputes.done");
+      ctx.reload();
+    } catch (err) {
+      form.result.className = "form-result error";
+      form.result.textContent = (err.rule ? err.rule + ": " : "") + (err.message || String(err));
+    }
+  };
+  const go = v => el("a", { href: "#", text: "#" + v, onclick: ev => { ev.preventDefault(); ctx.goTo(v); } });
+  const items = [];
+  for (const x of d.disputes) {
+    const li = el("li", { class: "dispute s-" + x.status, "data-dispute": String(x.dispute) },
+      el("b", { text: t("disputes.dispute", { n: x.dispute }) + " · " + t("dstatus." + x.status) }), " ",
+      t("disputes.on_event") + " ", go(x.event_version), " (" + x.event_type + ")",
+      el("div", { text: t("disputes.raised_by", { who: x.raised_by, v: x.raised_at }) + ": " + x.reason }),
+      x.ruling ? el("div", { text: t("disputes.ruled_by", { who: x.ruled_by, v: x.ruled_at }) + ": " + x.ruling }) : null,
+      x.corrections.length ? el("ul", { class: "corrections" }, ...x.corrections.map(c => el("li", {}, go(c.version), " " + c.description))) : null);
+    if (umpire && x.status === "open") {
+      const ruling = field("ruling-" + x.dispute, t("disputes.ruling"), { tag: "textarea", rows: "2" });
+      const corr = field("corrections-" + x.dispute, t("disputes.corrections"), { tag: "textarea", rows: "2", placeholder: '[{"unit": "…", "base": {"center": {"x": 0, "y": 0}, "facing": 0}, "actions_left": 1}]' });
+      const f = commandForm("rule-" + x.dispute, [ruling, corr], []);
+      const text = () => f.querySelector("textarea[name^=ruling]").value;
+      f.insertBefore(el("button", { type: "button", class: "uphold", text: t("disputes.uphold"), onclick: () => {
+        let corrections = [];
+        const raw = f.querySelector("textarea[name^=corrections]").value.trim();
+        if (raw) {
+          try { corrections = JSON.parse(raw); } catch (err) { f.result.className = "form-result error"; f.result.textContent = String(err); return; }
+        }
+        send(f, "dispute.uphold", { dispute: x.dispute, ruling: text(), corrections });
+      } }), f.result);
+      f.insertBefore(el("button", { type: "button", class: "dismiss", text: t("disputes.dismiss"), onclick: () => send(f, "dispute.dismiss", { dispute: x.dispute, ruling: text() }) }), f.result);
+      li.append(f);
+    }
+    items.push(li);
+  }
+  for (const q of d.retractions) {
+    const li = el("li", { class: "retraction s-" + q.status, "data-request": String(q.request) },
+      el("b", { text: t("disputes.request", { n: q.request }) + " · " + t("dstatus." + q.status) }), " ",
+      t("disputes.take_back", { command: q.command_id, who: q.requested_by }) + " ", ...q.versions.map(go),
+      el("div", { class: "muted", text: q.description }),
+      q.answered_by ? el("div", { text: t("disputes.answered_by", { who: q.answered_by, v: q.answered_at }) + (q.reason ? ": " + q.reason : "") }) : null);
+    if (q.status === "pending" && (umpire || player)) {
+      const f = commandForm("answer-" + q.request, [], [
+        el("button", { type: "button", class: "agree", text: t("disputes.agree"), onclick: () => send(f, "command.retract_agree", { request: q.request }) }),
+        el("button", { type: "button", class: "decline", text: t("disputes.decline"), onclick: () => send(f, "command.retract_decline", { request: q.request }) })]);
+      li.append(f);
+    }
+    items.push(li);
+  }
+  const parts = [items.length ? el("ul", { id: "disputes-list" }, ...items) : el("p", { class: "muted", text: t("battle.disputes_none") })];
+  if (player || umpire) {
+    const version = field("dispute-version", t("disputes.event"), { type: "number", min: "1", value: String(ctx.current() || 1) });
+    const reason = field("dispute-reason", t("disputes.reason"), { tag: "textarea", rows: "2" });
+    const raise = commandForm("raise", [version, reason], []);
+    raise.insertBefore(el("button", { type: "submit", text: t("disputes.raise") }), raise.result);
+    raise.addEventListener("submit", () => send(raise, "dispute.raise", {
+      event_version: Number(raise.querySelector("#dispute-version").value), reason: raise.querySelector("#dispute-reason").value }));
+    parts.push(el("h3", { text: t("disputes.raise_title") }), raise);
+  }
+  if (player) {
+    const cmd = field("retract-command", t("disputes.command_id"), { value: ctx.lastOwn() });
+    const ask = commandForm("retract", [cmd], []);
+    ask.insertBefore(el("button", { type: "submit", text: t("disputes.ask") }), ask.result);
+    ask.addEventListener("submit", () => send(ask, "command.retract_request", { command_id: ask.querySelector("#retract-command").value.trim() }));
+    parts.push(el("h3", { text: t("disputes.retract_title") }), el("p", { class: "muted", text: t("disputes.retract_hint") }), ask);
+  }
+  box.replaceChildren(...parts);
+}
+
+// drawAudit shows the audit's checks, then each player's faces against the
+// line fair dice give and their orders' outcomes against the exact odds.
+function drawAudit(box, rep) {
+  const checks = el("ul", { class: "checks" }, ...(rep.checks || []).map(c => el("li", { class: "check s-" + c.status, "data-check": c.id },
+    el("b", { text: c.id + ": " + c.status }), " " + (c.summary || ""))));
+  const players = (rep.players || []).map(p => {
+    const faces = (p.faces || []).filter(f => f.source === "all").map(f => diceChart({ person: p.player, sides: f.sides, faces: f.counts, dice: f.dice, expected: f.dice / f.sides },
+      "χ² " + f.chi_square.toFixed(2) + (f.exceeds ? " > " + f.critical_999.toFixed(2) + " !" : "") + (f.small_sample ? " · " + t("audit.small") : "")));
+    const outcomes = (p.outcomes || []).length ? el("table", { class: "outcomes" },
+      el("thead", {}, el("tr", {}, ...["audit.outcome", "audit.observed", "audit.expected"].map(k => el("th", { text: t(k) })))),
+      el("tbody", {}, ...p.outcomes.map(o => el("tr", {}, el("td", { text: o.outcome + (o.outcome === "actions" ? " " + o.actions : "") }),
+        el("td", { text: String(o.observed) }), el("td", { text: o.expected.toFixed(2) }))))) : null;
+    return el("div", { class: "audit-player", "data-player": p.player }, el("h3", { text: p.player + " · " + t("audit.orders", { n: p.orders }) }),
+      el("div", { class: "dice-charts" }, ...faces), outcomes);
+  });
+  box.replaceChildren(checks, ...players);
 }
 
 initShell();
