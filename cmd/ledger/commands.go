@@ -13,6 +13,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/web/i18n"
 )
 
 // commandFlags are the flags every state-changing subcommand shares.
@@ -119,6 +121,7 @@ func (c *cli) submit(req campaign.Request) error {
 	defer release()
 	out, err := app.Service.Execute(c.ctx, req)
 	if err != nil {
+		c.noteRefusalVars(app, req)
 		return err
 	}
 	if err := app.CatchUp(c.ctx, nil); err != nil {
@@ -453,4 +456,30 @@ func (c *cli) doCommand() *cobra.Command {
 	cmd.Flags().StringVar(&file, "file", "", "the command's body as a YAML or JSON file")
 	f.add(cmd, true)
 	return cmd
+}
+
+// noteRefusalVars keeps what a refusal's message in another language may
+// name: the command's unit, general and target, and the battle's unit of
+// length.
+func (c *cli) noteRefusalVars(app *App, req campaign.Request) {
+	var body struct {
+		Unit    string   `json:"unit"`
+		General string   `json:"general"`
+		Target  string   `json:"target"`
+		Units   []string `json:"units"`
+		Content struct {
+			Target string `json:"target"`
+		} `json:"content"`
+	}
+	_ = json.Unmarshal(req.Body, &body)
+	words := map[string]string{"unit": body.Unit, "general": body.General, "target": firstOf(body.Target, body.Content.Target)}
+	if body.Unit == "" && len(body.Units) == 1 {
+		words["unit"] = body.Units[0]
+	}
+	c.refusalVars = i18n.Vars{Words: words}
+	if req.Battle != "" {
+		if st, _, err := app.Service.State(c.ctx, events.Key{Campaign: req.Campaign, Battle: req.Battle}); err == nil {
+			c.refusalVars.Measurement = st.Measurement
+		}
+	}
 }

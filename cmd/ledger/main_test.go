@@ -108,6 +108,13 @@ brigades:
 	if code != exitRefused || !strings.Contains(errs, "C.17") || !strings.Contains(errs, "10 cm") {
 		t.Fatalf("move refusal: exit %d: %s", code, errs)
 	}
+	// The same refusal in Russian: the rule id stays, the numbers in cm.
+	c.cfg.Lang = "ru"
+	code, _, errs = c.run("move", "pen/talavera", "29-foot", "--to", "60,30.5")
+	if code != exitRefused || !strings.Contains(errs, "отказано: C.17:") || !strings.Contains(errs, "10,0 см за действие") || !strings.Contains(errs, "10,5 см") {
+		t.Fatalf("Russian refusal: exit %d: %s", code, errs)
+	}
+	c.cfg.Lang = "en"
 	c.ok("move", "pen/talavera", "29-foot", "--to", "60,30")
 	// The odds of the next order, before rolling: Victor is not phasing.
 	if code, _, errs := c.run("odds", "pen/talavera", "--general", "ruffin", "--units", "9-leger"); code != exitRefused || !strings.Contains(errs, "T.2") {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/rules"
+	"github.com/clubledger/ledger/web/i18n"
 )
 
 // Exit codes: 0 success, 1 an error, 2 bad usage, 3 refused by the rules,
@@ -35,6 +36,34 @@ type cli struct {
 	output string // "table" or "json"
 	cfgSet *config.Config
 	shared *App
+	// refusalVars are the words and measurement of the last command
+	// submitted, for a refusal's message in another language.
+	refusalVars i18n.Vars
+}
+
+// lang is the language of messages: --lang, LEDGER_LANG, the file, "en".
+func (c *cli) lang() string {
+	if c.cfgSet != nil {
+		return c.cfgSet.Lang
+	}
+	if l := c.v.GetString("lang"); i18n.Supported(l) {
+		return l
+	}
+	return "en"
+}
+
+// refusalText renders a refusal in the configured language; the rule id
+// stays as it is ("C.17"), the words come from the message catalogue.
+func (c *cli) refusalText(r *rules.Refusal) string {
+	lang := c.lang()
+	if lang == "en" {
+		return "refused: " + r.Error()
+	}
+	cat, err := i18n.Load()
+	if err != nil {
+		return "refused: " + r.Error()
+	}
+	return cat.Text(lang, "cli.refused") + ": " + r.Rule + ": " + cat.Refusal(lang, r, c.refusalVars)
 }
 
 // Main runs the ledger CLI with args and returns the exit code. Tests call it
@@ -59,7 +88,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var ue *usageError
 	switch {
 	case errors.As(err, &r):
-		fmt.Fprintf(stderr, "refused: %s\n", r.Error())
+		fmt.Fprintln(stderr, c.refusalText(r))
 		return exitRefused
 	case errors.As(err, &ce):
 		fmt.Fprintf(stderr, "check failed: %s\n", ce.msg)
