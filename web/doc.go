@@ -8,6 +8,8 @@
 // event, hands commands to campaign.Service and reads the SQLite projection
 // through the ReadModel interface; errors are mapped to HTTP statuses once,
 // in errors.go. The page is plain HTML, CSS and JavaScript embedded with
-// go:embed: no build step. Texts and refusal messages come from the message
+// go:embed: no build step. The battlefield is drawn by web/svg alone: the
+// page fetches GET .../battlefield.svg (picture.go) and inlines it, and
+// `ledger picture` uses the same renderer. Texts and refusal messages come from the message
 // catalogues in web/i18n. docs/api.md documents the routes.
 package web

@@ -18,6 +18,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET "+b+"/events", s.handleBattleEvents)
 	m.HandleFunc("GET "+b+"/events/stream", s.handleStream)
 	m.HandleFunc("GET "+b+"/replay", s.handleReplay)
+	m.HandleFunc("GET "+b+"/battlefield.svg", s.handleBattlefield)
 	m.HandleFunc("GET "+b+"/odds", s.handleOdds)
 	m.HandleFunc("GET "+b+"/dice", s.handleDice)
 	m.HandleFunc("GET "+b+"/disputes", s.handleDisputes)

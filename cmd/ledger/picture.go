@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -8,7 +9,7 @@ import (
 
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/projections"
-	"github.com/clubledger/ledger/rules"
+	"github.com/clubledger/ledger/web"
 	"github.com/clubledger/ledger/web/svg"
 )
 
@@ -65,7 +66,10 @@ its leader point's path with its turn, and the side of the target it hit.
 				if charge < 1 || uint64(charge) > tl.Len() {
 					return usagef("--charge %d: battle %s has events 1 to %d", charge, key, tl.Len())
 				}
-				v, opt.Charge, err = chargeOverlay(tl, uint64(charge))
+				opt.Charge, v, err = web.ChargeOverlay(tl, uint64(charge))
+				if errors.Is(err, web.ErrNotCharge) {
+					return usagef("--charge %d: %v", charge, err)
+				}
 				if err != nil {
 					return err
 				}
@@ -93,38 +97,4 @@ its leader point's path with its turn, and the side of the target it hit.
 	cmd.Flags().Float64Var(&scale, "scale", 12, "pixels per inch (or cm) of the table")
 	cmd.Flags().BoolVar(&noLabels, "no-labels", false, "leave out names")
 	return cmd
-}
-
-// chargeOverlay reads the charge.declared of version v and the
-// charge.pushed_back events its command caused, and returns the version the
-// picture shows (the last event of that command) and the overlay.
-func chargeOverlay(tl *projections.Timeline, v uint64) (uint64, *svg.Charge, error) {
-	env, ev, err := tl.Event(v)
-	if err != nil {
-		return 0, nil, err
-	}
-	ch, ok := ev.(*rules.ChargeDeclared)
-	if !ok {
-		return 0, nil, usagef("--charge %d: event %d is %s, not %s", v, v, env.Type, rules.EvChargeDeclared)
-	}
-	before, err := tl.At(v - 1)
-	if err != nil {
-		return 0, nil, err
-	}
-	last := v
-	var pushes []*rules.ChargePushedBack
-	for n := v + 1; n <= tl.Len(); n++ {
-		e2, ev2, err := tl.Event(n)
-		if err != nil {
-			return 0, nil, err
-		}
-		if e2.CommandID != env.CommandID {
-			break
-		}
-		last = n
-		if p, ok := ev2.(*rules.ChargePushedBack); ok {
-			pushes = append(pushes, p)
-		}
-	}
-	return last, svg.ChargeOf(ch, before, pushes), nil
 }

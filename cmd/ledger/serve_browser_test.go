@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,10 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/clubledger/ledger/rules/geom"
+	"github.com/clubledger/ledger/web/svg"
 )
 
 // browserPath finds Chromium: LEDGER_CHROMIUM, else chromium or
@@ -36,8 +41,9 @@ func browserPath(t *testing.T) string {
 
 // TestBrowserBattlePage opens the battle page in headless Chromium, moves
 // the timeline back to the 33e's move and checks that the unit is drawn
-// where the API's replay puts it at that event; it saves a screenshot
-// (LEDGER_WEB_SCREENSHOT, else in the test's temporary folder).
+// (by web/svg, inlined by the page) where the API's replay puts it at that
+// event; it saves a screenshot (LEDGER_WEB_SCREENSHOT, else in the test's
+// temporary folder).
 func TestBrowserBattlePage(t *testing.T) {
 	exe := browserPath(t)
 	ts := seed(t)
@@ -83,6 +89,9 @@ func TestBrowserBattlePage(t *testing.T) {
 		return a.Value
 	}
 	transform, dataX, dataY := attr("transform"), attr("data-x"), attr("data-y")
+	if class := attr("class"); !strings.Contains(class, "moved") {
+		t.Errorf("33-ligne at its move is not marked moved: class %q", class)
+	}
 	slider, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`#timeline`)))
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +100,9 @@ func TestBrowserBattlePage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantTransform := fmt.Sprintf("translate(%s,%s) rotate(%s)", num(wantX), num(depth-wantY), num(wantFacing))
+	// web/svg's hooks: the transform in the picture's coordinates (y
+	// flipped, svg.Num), data-x and data-y the table's, exactly.
+	wantTransform := fmt.Sprintf("translate(%s,%s) rotate(%s)", svg.Num(wantX), svg.Num(depth-wantY), svg.Num(wantFacing))
 	if transform != wantTransform || dataX != num(wantX) || dataY != num(wantY) {
 		t.Errorf("33-ligne drawn at transform %q data (%s,%s); the replay at event %d says %q (%g,%g)",
 			transform, dataX, dataY, firstMove, wantTransform, wantX, wantY)
@@ -129,6 +140,157 @@ func TestBrowserBattlePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", ru)
+}
+
+// TestBrowserChargePicture plays, over HTTP, the setup of
+// testdata/scenarios/k-charge.yaml up to its first charge (the 33e's first
+// battalion round the farm onto the grenadiers' front) in a battle kc, opens
+// its page as the reader, presses the "picture" button of the
+// charge.declared in the event log and checks that the battlefield then
+// shows the charge's overlay: the charger's base before and after at the
+// event's from and to, its path and the side hit, and the charger itself
+// drawn where the event put it. Screenshots at a laptop's and a tablet's
+// width (LEDGER_WEB_SCREENSHOT with -charge.png and -charge-tablet.png).
+func TestBrowserChargePicture(t *testing.T) {
+	exe := browserPath(t)
+	ts := seed(t)
+	playUntilCharge(t, ts, "kc", "../../testdata/scenarios/k-charge.yaml")
+	evs := ts.must(ts.do("GET", "/api/campaigns/demo/battles/kc/events", ts.tokens["rita"], nil), 200)
+	var chargeV int
+	var from, to geom.Base
+	for _, e := range evs.body["events"].([]any) {
+		e := e.(map[string]any)
+		if e["type"] == "charge.declared" {
+			chargeV = int(e["version"].(float64))
+			raw, _ := json.Marshal(e["payload"])
+			var p struct{ From, To geom.Base }
+			if err := json.Unmarshal(raw, &p); err != nil {
+				t.Fatal(err)
+			}
+			from, to = p.From, p.To
+		}
+	}
+	if chargeV == 0 {
+		t.Fatalf("no charge.declared the reader may read: %s", evs.raw)
+	}
+	last := int(evs.body["last"].(float64))
+
+	ctx := browserContext(t, exe)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(ts.url+"/"),
+		void(chromedp.Evaluate[any](fmt.Sprintf(`localStorage.setItem("ledger.token", %q)`, ts.tokens["rita"]))),
+		chromedp.Navigate(ts.url+"/c/demo/b/kc?lang=en"),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#map[data-version="%d"]`, last))),
+		// Away from the charge first: no overlay there.
+		chromedp.Click(chromedp.CSS(`#tl-first`)),
+		chromedp.WaitVisible(chromedp.CSS(`#map[data-version="1"]`)),
+	)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#map g.charge").length`)); err != nil || n != 0 {
+		t.Fatalf("overlay at event 1: %d (%v)", n, err)
+	}
+	picture := chromedp.CSS(fmt.Sprintf(`#log li[data-version="%d"] button.picture[data-charge="%d"]`, chargeV, chargeV))
+	err = chromedp.Do(ctx,
+		chromedp.Click(picture),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#map[data-charge="%d"] g.charge polygon.charge-after`, chargeV))),
+	)
+	if err != nil {
+		t.Fatalf("browser, picture: %v", err)
+	}
+	points := func(sel string) string {
+		t.Helper()
+		a, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS(sel), "points"))
+		if err != nil || !a.Exists {
+			t.Fatalf("%s: %v (exists %v)", sel, err, a.Exists)
+		}
+		return a.Value
+	}
+	sameBase(t, "before", points(`#map g.charge polygon.charge-before`), from)
+	sameBase(t, "after", points(`#map g.charge polygon.charge-after`), to)
+	for _, sel := range []string{`#map g.charge polyline.charge-path`, `#map g.charge line.charge-side[data-side-hit="front"]`, `#log li.pictured[data-type="charge.declared"]`} {
+		if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll(%q).length`, sel))); err != nil || n != 1 {
+			t.Errorf("%s: %d (%v)", sel, n, err)
+		}
+	}
+	// The charger is drawn where the charge put it.
+	charger, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]string](
+		`(() => { const g = document.querySelector('#map g.unit[data-unit="fr-1-a"]'); return {x: g.dataset.x, y: g.dataset.y, facing: g.dataset.facing}; })()`))
+	if err != nil || charger["x"] != num(to.Center.X) || charger["y"] != num(to.Center.Y) || charger["facing"] != num(to.Facing) {
+		t.Errorf("fr-1-a drawn at %v (%v); the charge put it at %v", charger, err, to)
+	}
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "ledger-"+name+".png")
+		if p := os.Getenv("LEDGER_WEB_SCREENSHOT"); p != "" {
+			path = strings.TrimSuffix(p, ".png") + "-" + name + ".png"
+		}
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", path)
+	}
+	shot("charge")
+	// A tablet held upright: the battlefield above the log, the same picture.
+	err = chromedp.Do(ctx,
+		chromedp.EmulateViewport(820, 1180),
+		chromedp.Navigate(ts.url+"/c/demo/b/kc?lang=en"),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#map[data-version="%d"]`, last))),
+		chromedp.Click(picture),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#map[data-charge="%d"] g.charge`, chargeV))),
+	)
+	if err != nil {
+		t.Fatalf("browser, tablet: %v", err)
+	}
+	shot("charge-tablet")
+}
+
+// playUntilCharge plays a scenario's steps over HTTP, as the umpire, in
+// battle b of campaign demo (whose sides are the scenario's): its
+// battle.create, deployments, start and orders, up to and including its
+// first accepted unit.charge.
+func playUntilCharge(t *testing.T, ts *testServer, b, file string) {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc struct {
+		Steps []struct {
+			Do     string         `yaml:"do"`
+			With   map[string]any `yaml:"with"`
+			Dice   []int          `yaml:"dice"`
+			Expect string         `yaml:"expect"`
+		} `yaml:"steps"`
+	}
+	if err := yaml.Unmarshal(raw, &sc); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range sc.Steps {
+		if st.Do == "campaign.create" {
+			continue
+		}
+		if st.Expect != "" && st.Expect != "accepted" {
+			continue
+		}
+		body := map[string]any{}
+		if st.With != nil {
+			body["command"] = st.With
+		}
+		if st.Dice != nil {
+			body["dice"] = st.Dice
+		}
+		ts.must(ts.command("uma", b, st.Do, body), 201)
+		if st.Do == "unit.charge" {
+			return
+		}
+	}
+	t.Fatalf("%s: no charge", file)
 }
 
 // browserContext starts headless Chromium at exe for the test (60 s at most).

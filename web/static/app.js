@@ -50,6 +50,28 @@ async function api(path) {
   return body;
 }
 
+// apiSVG fetches a picture (web/svg's SVG) with the stored token, as text:
+// an <img> could not send the Authorization header.
+async function apiSVG(path) {
+  const headers = { "Accept": "image/svg+xml" };
+  if (token()) headers["Authorization"] = "Bearer " + token();
+  const res = await fetch(withLang(path), { headers });
+  if (!res.ok) {
+    const body = await res.json().catch(() => ({}));
+    throw (body.error || { status: res.status, message: res.statusText });
+  }
+  return res.text();
+}
+
+// inlineSVG parses the server's SVG and returns its root element, ready to
+// go into the page (the document's own SVG, not an image, so that tests and
+// styles reach its elements).
+function inlineSVG(text) {
+  const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+  if (doc.querySelector("parsererror") || doc.documentElement.localName !== "svg") throw { message: "bad SVG" };
+  return document.importNode(doc.documentElement, true);
+}
+
 // apiPost posts a command ({id, dice, command}) with the stored token.
 async function apiPost(path, body) {
   const headers = { "Accept": "application/json", "Content-Type": "application/json" };
@@ -143,8 +165,8 @@ function drawStandings(box, s) {
     el("tbody", {}, ...(s.sides || []).map(x => el("tr", { "data-side": x.side }, el("td", { text: x.name || x.side }),
       ...[x.points, x.played, x.won, x.drawn, x.lost].map(n => el("td", { text: String(n) }))))));
   const battles = (s.battles || []).filter(b => (b.points || []).length);
-  box.replaceChildren(sides, battles.length ? el("ul", { class: "results" }, ...battles.map(b => el("li", {},
-    "#" + b.number + " " + (b.name || b.battle) + ": " + b.points.map(p => p.side + " " + p.points).join(" · ")))) : null);
+  box.replaceChildren(...[sides, battles.length ? el("ul", { class: "results" }, ...battles.map(b => el("li", {},
+    "#" + b.number + " " + (b.name || b.battle) + ": " + b.points.map(p => p.side + " " + p.points).join(" · ")))) : null].filter(Boolean));
 }
 
 // --- battle -------------------------------------------------------------
@@ -156,8 +178,10 @@ async function battleView(main, cid, bid) {
   try { evs = await api(base + "/events"); } catch (err) { return showError(main, err); }
   try { you = (await api("/api/campaigns/" + encodeURIComponent(cid))).you || {}; } catch (err) { /* the battle still shows */ }
 
-  const st = { last: evs.last, current: 0, boards: new Map(), sideIndex: {}, events: evs.events };
-  const map = svg("svg", { id: "map", role: "img", "aria-label": t("battle.map") });
+  const st = { last: evs.last, current: 0, boards: new Map(), pictures: new Map(), events: evs.events };
+  // The battlefield is web/svg's picture (GET .../battlefield.svg), inlined
+  // at every step; the page draws none of it itself.
+  const map = el("div", { class: "battlefield", id: "battlefield" });
   const slider = el("input", { type: "range", id: "timeline", min: "1", max: String(st.last), step: "1", value: String(st.last), "aria-label": t("battle.timeline") });
   const where = el("div", { class: "where", id: "where" });
   const status = el("div", { class: "status-line", id: "status-line" });
@@ -191,6 +215,8 @@ async function battleView(main, cid, bid) {
   slider.addEventListener("input", () => goTo(Number(slider.value)));
   slider.addEventListener("change", () => goTo(Number(slider.value)));
   log.addEventListener("click", ev => {
+    const pic = ev.target.closest("button.picture[data-charge]");
+    if (pic) { ev.preventDefault(); const v = Number(pic.dataset.charge); return goTo(commandEnd(st.events, v), v); }
     const link = ev.target.closest("[data-goto]");
     if (link) { ev.preventDefault(); return goTo(Number(link.dataset.goto)); }
     const li = ev.target.closest("li[data-version]");
@@ -202,34 +228,52 @@ async function battleView(main, cid, bid) {
     if (ev.key === "ArrowRight") { goTo(st.current + 1); ev.preventDefault(); }
   });
 
+  // goTo shows the battle just after event v: the picture (with the
+  // overlay of the charge declared at event charge, if given) and the
+  // replay's status line.
   let pending = 0;
-  async function goTo(v) {
+  async function goTo(v, charge) {
     v = Math.max(1, Math.min(st.last, v | 0));
     if (!v) return;
+    charge = charge | 0;
     const ticket = ++pending;
-    let b = st.boards.get(v);
-    if (!b) {
-      try { b = await api(base + "/replay?version=" + v); } catch (err) { return showError(where, err); }
-      st.boards.set(v, b);
-    }
+    const key = v + ":" + charge;
+    let b = st.boards.get(v), pic = st.pictures.get(key);
+    try {
+      [b, pic] = await Promise.all([
+        b || api(base + "/replay?version=" + v),
+        pic || apiSVG(base + "/battlefield.svg?version=" + v + (charge ? "&charge=" + charge : "")),
+      ]);
+    } catch (err) { return showError(where, err); }
+    st.boards.set(v, b);
+    st.pictures.set(key, pic);
     if (ticket !== pending) return; // a later step won
+    let root;
+    try { root = inlineSVG(pic); } catch (err) { return showError(where, err); }
+    root.id = "map";
+    root.setAttribute("role", "img");
+    root.setAttribute("aria-label", t("battle.map"));
+    map.replaceChildren(root);
     st.current = v;
     slider.value = String(v);
-    drawBoard(map, b, st);
     document.getElementById("battle-title").textContent = (b.name || bid) + " · " + cid;
-    status.replaceChildren(
+    status.replaceChildren(...[
       el("span", { text: t("status." + b.status) }),
       el("span", { text: t("battle.turn") + " " + b.turn }),
-      b.phase ? el("span", { text: sideName(b, b.phasing_side) + ": " + t("battle.phase", { phase: TEXTS["phase." + b.phase] || b.phase }) }) : null);
-    where.replaceChildren(el("b", { text: t("battle.event_of", { n: v, total: st.last }) }),
-      b.event ? document.createTextNode(" · " + b.event.type + ": " + b.event.description) : null);
-    log.querySelectorAll("li.current").forEach(li => li.classList.remove("current"));
+      b.phase ? el("span", { text: sideName(b, b.phasing_side) + ": " + t("battle.phase", { phase: TEXTS["phase." + b.phase] || b.phase }) }) : null].filter(Boolean));
+    const shown = root.dataset.charge ? Number(root.dataset.charge) : 0;
+    where.replaceChildren(...[el("b", { text: t("battle.event_of", { n: v, total: st.last }) }),
+      b.event ? document.createTextNode(" · " + b.event.type + ": " + b.event.description) : null,
+      shown ? el("div", { class: "picture-of", text: t("battle.picture_of", { n: shown }) }) : null].filter(Boolean));
+    log.querySelectorAll("li.current, li.pictured").forEach(li => li.classList.remove("current", "pictured"));
     const li = log.querySelector('li[data-version="' + v + '"]');
     if (li) {
       li.classList.add("current");
       const top = li.offsetTop - log.offsetTop;
       if (top < log.scrollTop || top > log.scrollTop + log.clientHeight - li.offsetHeight) log.scrollTop = top - log.clientHeight / 3;
     }
+    const pli = shown && log.querySelector('li[data-version="' + shown + '"]');
+    if (pli) pli.classList.add("pictured");
   }
 
   async function loadDice() {
@@ -266,6 +310,7 @@ async function battleView(main, cid, bid) {
     if (e.type === "dice.rolled") loadDice();
     if (e.type.startsWith("dispute.") || e.type.startsWith("command.retract") || e.type === "unit.corrected") {
       st.boards.clear(); // a correction changes the boards after it
+      st.pictures.clear();
       loadDisputes();
     }
     if (atEnd) goTo(st.last);
@@ -287,6 +332,11 @@ function logEntry(e) {
     li.append(el("div", { class: "refers" }, t("battle.refers") + " ",
       ...e.refers.map(v => el("a", { href: "#", "data-goto": String(v), text: "#" + v }))));
   }
+  if (e.type === "charge.declared") {
+    const p = e.payload || {};
+    li.append(el("div", { class: "actions" }, el("button", { type: "button", class: "picture", "data-charge": String(e.version),
+      title: t("battle.picture_hint"), text: t("battle.picture") + (p.unit ? ": " + p.unit + " → " + p.target : "") })));
+  }
   if (e.type === "order.resolved" && e.payload && e.payload.modifiers && e.payload.modifiers.length) {
     li.append(el("ul", { class: "mods", "aria-label": t("battle.modifiers") },
       ...e.payload.modifiers.map(m => el("li", { text: m.rule + ": " + (m.value > 0 ? "+" : "") + m.value + " " + m.reason }))));
@@ -294,52 +344,15 @@ function logEntry(e) {
   return li;
 }
 
-// drawBoard draws the table, terrain, units and generals of board b into
-// the SVG. Table coordinates have y northwards; SVG's go down, so a point
-// (x, y) is drawn at (x, depth - y). A unit's group is translated to its
-// centre and rotated by its facing (clockwise from north, as SVG rotates);
-// its front edge is the rectangle's top.
-function drawBoard(map, b, st) {
-  const W = b.table_width || 72, D = b.table_depth || 48, m = 2;
-  map.setAttribute("viewBox", [-m, -m, W + 2 * m, D + 2 * m].join(" "));
-  (b.sides || []).forEach((s, i) => { st.sideIndex[s.side] = i; });
-  const layer = [];
-  layer.push(svg("rect", { class: "table", x: 0, y: 0, width: W, height: D }));
-  const step = b.measurement === "cm" ? 30 : 12;
-  for (let x = step; x < W; x += step) layer.push(svg("line", { class: "grid", x1: x, y1: 0, x2: x, y2: D }));
-  for (let y = step; y < D; y += step) layer.push(svg("line", { class: "grid", x1: 0, y1: D - y, x2: W, y2: D - y }));
-  for (const tr of b.terrain || []) {
-    layer.push(svg("polygon", { class: "terrain", points: (tr.outline || []).map(p => p.x + "," + (D - p.y)).join(" ") }, svg("title", { text: tr.name })));
-  }
-  const prev = st.boards.get(b.version - 1);
-  const labels = [];
-  for (const u of b.units) {
-    const w = u.width, d = u.depth, si = st.sideIndex[u.side] ?? 0;
-    const before = prev && prev.units.find(p => p.unit === u.unit);
-    const moved = before && (before.x !== u.x || before.y !== u.y || before.facing !== u.facing || before.formation !== u.formation);
-    const g = svg("g", {
-      class: "unit side-" + si + " f-" + u.formation + " s-" + u.status + (moved ? " moved" : ""),
-      transform: "translate(" + u.x + "," + (D - u.y) + ") rotate(" + u.facing + ")",
-      "data-unit": u.unit, "data-x": u.x, "data-y": u.y, "data-facing": u.facing, "data-formation": u.formation,
-    },
-      svg("title", { text: u.name + " (" + u.unit + "), " + u.type + ", " + u.formation + ", " + u.status + (u.markers ? ", " + u.markers + " markers" : "") }),
-      svg("rect", { x: -w / 2, y: -d / 2, width: w, height: d }),
-      svg("line", { class: "front", x1: -w / 2, y1: -d / 2, x2: w / 2, y2: -d / 2 }),
-      svg("polygon", { class: "arrow", points: [[-0.45, -d / 2], [0.45, -d / 2], [0, -d / 2 - 0.7]].map(p => p.join(",")).join(" ") }));
-    layer.push(g);
-    const r = Math.max(w, d) / 2;
-    labels.push(svg("text", { class: "label", x: u.x, y: D - u.y + r + 1.1, text: u.unit }));
-  }
-  for (const g of b.generals) {
-    const si = st.sideIndex[g.side] ?? 0;
-    layer.push(svg("circle", {
-      class: "general side-" + si + (g.c_in_c ? " cinc" : ""), cx: g.x, cy: D - g.y, r: g.c_in_c ? 0.9 : 0.65,
-      "data-general": g.general,
-    }, svg("title", { text: g.name + " (" + g.general + "), " + (g.c_in_c ? t("legend.cinc") : t("legend.general")) + ", " + g.rating })));
-    labels.push(svg("text", { class: "label gen", x: g.x, y: D - g.y - 1.2, text: g.general }));
-  }
-  map.replaceChildren(...layer, ...labels);
-  map.dataset.version = String(b.version);
+// commandEnd is the version of the last event of the command that
+// appended event v (a charge and the pushes back it caused): where its
+// picture stands.
+function commandEnd(events, v) {
+  const i = events.findIndex(e => e.version === v);
+  if (i < 0) return v;
+  let end = v;
+  for (let j = i + 1; j < events.length && events[j].command_id === events[i].command_id; j++) end = events[j].version;
+  return end;
 }
 
 function drawLegend(legend, b) {

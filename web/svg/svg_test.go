@@ -3,6 +3,7 @@ package svg
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -73,6 +74,34 @@ func SameCorners(t testing.TB, what string, got []geom.Vec, b geom.Base) {
 	}
 }
 
+// Transform reads a unit's transform="translate(X,Y) rotate(F)" and returns
+// a function from the unit's own picture frame to table coordinates (the
+// depth flips y back).
+func Transform(t testing.TB, attr string, depth float64) func(geom.Vec) geom.Vec {
+	t.Helper()
+	var x, y, f float64
+	if _, err := fmt.Sscanf(attr, "translate(%g,%g) rotate(%g)", &x, &y, &f); err != nil {
+		t.Fatalf("transform %q: %v", attr, err)
+	}
+	s, c := math.Sincos(f * math.Pi / 180)
+	return func(l geom.Vec) geom.Vec {
+		// SVG rotates (x, y) to (x cos - y sin, x sin + y cos), y down.
+		px, py := x+l.X*c-l.Y*s, y+l.X*s+l.Y*c
+		return geom.Vec{X: px, Y: depth - py}
+	}
+}
+
+// LocalPoints reads a points attribute of a unit's own frame, mapped
+// through its transform to table coordinates.
+func LocalPoints(t testing.TB, attr string, to func(geom.Vec) geom.Vec) []geom.Vec {
+	t.Helper()
+	var out []geom.Vec
+	for _, v := range Points(t, attr, 0) {
+		out = append(out, to(geom.Vec{X: v.X, Y: -v.Y}))
+	}
+	return out
+}
+
 func testState() *rules.State {
 	s := rules.NewState()
 	s.Name = "Test & <battle>"
@@ -85,14 +114,15 @@ func testState() *rules.State {
 		"b1":   {ID: "b1", Side: "blue", Status: rules.UnitOK, Base: geom.Base{Center: geom.Vec{X: 20, Y: 22}, Facing: 180, Width: 4.5, Depth: 1.5}},
 		"b2":   {ID: "b2", Side: "blue", Status: rules.UnitOK, Base: geom.Base{Center: geom.Vec{X: 40, Y: 30}, Facing: 33, Width: 4, Depth: 2}},
 		"gone": {ID: "gone", Side: "blue", Status: rules.UnitDestroyed, Base: geom.Base{Center: geom.Vec{X: 50, Y: 30}, Width: 4, Depth: 2}},
+		"away": {ID: "away", Side: "blue", Status: rules.UnitOffTable, Base: geom.Base{Center: geom.Vec{X: 0, Y: 0}, Width: 4, Depth: 2}},
 	}
 	return s
 }
 
-// TestRenderCharge: the before and after bases, the path and the side hit
-// are drawn at the event's positions; every live unit is drawn where it
-// stands, rotated; the document is well-formed XML.
-func TestRenderCharge(t *testing.T) {
+// TestPictureCharge: the before and after bases, the path and the side hit
+// are drawn at the event's positions; every unit on the table is drawn where
+// it stands, rotated; the document is well-formed XML.
+func TestPictureCharge(t *testing.T) {
 	s := testState()
 	ev := &rules.ChargeDeclared{Unit: "r1", Target: "b1", Side: geom.ArcFront, Contact: true,
 		From: geom.Base{Center: geom.Vec{X: 14, Y: 10}, Facing: 30, Width: 4.5, Depth: 1.5},
@@ -135,19 +165,22 @@ func TestRenderCharge(t *testing.T) {
 			t.Errorf("no %s in\n%s", want, doc)
 		}
 	}
-	// Units: a group per live unit with its base polygon at its corners.
+	// Units: a group per unit on the table, translated and rotated, with
+	// its base polygon in its own frame at its corners.
 	var group string
+	var to func(geom.Vec) geom.Vec
 	drawn := map[string]bool{}
 	for _, e := range els {
-		if e.Name == "g" && strings.HasPrefix(e.Attrs["class"], "unit") {
+		if e.Name == "g" && strings.HasPrefix(e.Attrs["class"], "unit ") {
 			group = e.Attrs["data-unit"]
+			to = Transform(t, e.Attrs["transform"], 48)
 		}
 		if e.Name == "polygon" && e.Attrs["class"] == "base" {
-			SameCorners(t, group, Points(t, e.Attrs["points"], 48), s.Units[group].Base)
+			SameCorners(t, group, LocalPoints(t, e.Attrs["points"], to), s.Units[group].Base)
 			drawn[group] = true
 		}
 	}
-	if !drawn["r1"] || !drawn["b1"] || !drawn["b2"] || drawn["gone"] {
+	if !drawn["r1"] || !drawn["b1"] || !drawn["b2"] || !drawn["gone"] || drawn["away"] {
 		t.Fatalf("units drawn: %v", drawn)
 	}
 	if !bytes.Contains(doc, []byte("Test &amp; &lt;battle&gt;")) {
@@ -155,9 +188,9 @@ func TestRenderCharge(t *testing.T) {
 	}
 }
 
-// TestRenderPlain: no overlay, no labels, still valid, with terrain and
+// TestPicturePlain: no overlay, no labels, still valid, with terrain and
 // generals.
-func TestRenderPlain(t *testing.T) {
+func TestPicturePlain(t *testing.T) {
 	els := Parse(t, Render(testState(), Options{NoLabels: true, Scale: 5}))
 	var svg, terrain, generals, texts int
 	for _, e := range els {
@@ -169,7 +202,7 @@ func TestRenderPlain(t *testing.T) {
 			}
 		case strings.HasPrefix(e.Attrs["class"], "terrain ") && e.Name == "polygon":
 			terrain++
-		case e.Attrs["class"] == "general":
+		case e.Name == "circle" && strings.HasPrefix(e.Attrs["class"], "general "):
 			generals++
 		case e.Name == "text":
 			texts++
@@ -179,5 +212,90 @@ func TestRenderPlain(t *testing.T) {
 	}
 	if svg != 1 || terrain != 1 || generals != 2 || texts != 0 {
 		t.Fatalf("svg %d terrain %d generals %d texts %d", svg, terrain, generals, texts)
+	}
+}
+
+// TestPictureHooks: the hooks a page and its tests find things by. Each
+// unit's data-x, data-y and data-facing are its base exactly and its
+// transform puts its front edge where the base's is; each general has
+// data-general (the C-in-C the cinc class); objectives and flank marches'
+// edges are drawn, and nothing of a march's orders; units that changed
+// since the event before are marked (r1 turned, b2 moved).
+func TestPictureHooks(t *testing.T) {
+	s := testState()
+	s.Units["b2"].Base.Center = geom.Vec{X: 40.123456789, Y: 30.1}
+	s.Victory.Objectives = []rules.Objective{{ID: "bridge", Name: "Bridge", Value: 3, Position: &geom.Vec{X: 30, Y: 24}}, {ID: "nowhere", Value: 1}}
+	s.Victory.Held = map[string]string{"bridge": "blue"}
+	s.Flank.Marches = []rules.FlankMarch{{N: 1, Side: "red", Edge: geom.EdgeWest, Commitment: "c0ffee",
+		Orders: &rules.FlankOrders{Entry: geom.Vec{X: 0, Y: 13.37}, Brigades: []rules.FlankBrigade{{ID: "secret-brigade"}}}}}
+	prev := testState()
+	prev.Units["r1"].Base.Facing = 10
+	doc := Render(s, Options{Moved: Moved(prev, s), Data: map[string]string{"version": "7"}})
+	if bytes.Contains(doc, []byte("secret-brigade")) || bytes.Contains(doc, []byte("13.37")) {
+		t.Fatalf("a flank march's orders drawn:\n%s", doc)
+	}
+	els := Parse(t, doc)
+	if els[0].Name != "svg" || els[0].Attrs["data-version"] != "7" || els[0].Attrs["class"] != "battlefield" {
+		t.Fatalf("root %v", els[0].Attrs)
+	}
+	units, generals := map[string]Element{}, map[string]Element{}
+	var objective, march Element
+	var group string
+	var to func(geom.Vec) geom.Vec
+	for _, e := range els {
+		cls := e.Attrs["class"]
+		switch {
+		case e.Name == "g" && strings.HasPrefix(cls, "unit "):
+			group = e.Attrs["data-unit"]
+			units[group] = e
+			to = Transform(t, e.Attrs["transform"], 48)
+		case e.Name == "line" && cls == "front":
+			x1, _ := strconv.ParseFloat(e.Attrs["x1"], 64)
+			y1, _ := strconv.ParseFloat(e.Attrs["y1"], 64)
+			x2, _ := strconv.ParseFloat(e.Attrs["x2"], 64)
+			y2, _ := strconv.ParseFloat(e.Attrs["y2"], 64)
+			fe := s.Units[group].Base.FrontEdge()
+			if a, b := to(geom.Vec{X: x1, Y: y1}), to(geom.Vec{X: x2, Y: y2}); geom.Dist(a, fe.A) > 1e-3 || geom.Dist(b, fe.B) > 1e-3 {
+				t.Errorf("%s's front edge drawn from %v to %v, want %v", group, a, b, fe)
+			}
+		case e.Name == "circle" && strings.HasPrefix(cls, "general "):
+			generals[e.Attrs["data-general"]] = e
+		case e.Name == "g" && cls == "objective":
+			objective = e
+		case e.Name == "line" && strings.HasPrefix(cls, "flank-march"):
+			march = e
+		}
+	}
+	for id, u := range s.Units {
+		g, ok := units[id]
+		if u.Status == rules.UnitOffTable {
+			if ok {
+				t.Fatalf("%s off the table drawn", id)
+			}
+			continue
+		}
+		want := map[string]string{"data-x": strconv.FormatFloat(u.Base.Center.X, 'f', -1, 64), "data-y": strconv.FormatFloat(u.Base.Center.Y, 'f', -1, 64),
+			"data-facing": strconv.FormatFloat(u.Base.Facing, 'f', -1, 64), "data-side": u.Side,
+			"transform": "translate(" + Num(u.Base.Center.X) + "," + Num(48-u.Base.Center.Y) + ") rotate(" + Num(u.Base.Facing) + ")"}
+		for k, v := range want {
+			if g.Attrs[k] != v {
+				t.Errorf("%s %s=%q, want %q", id, k, g.Attrs[k], v)
+			}
+		}
+		if moved := strings.Contains(g.Attrs["class"], " moved"); moved != (id == "r1" || id == "b2") {
+			t.Errorf("%s class %q", id, g.Attrs["class"])
+		}
+	}
+	if g := generals["rc"]; !strings.Contains(g.Attrs["class"], "cinc") || g.Attrs["cx"] != "36" || g.Attrs["cy"] != "46" {
+		t.Errorf("C-in-C %v", g.Attrs)
+	}
+	if g := generals["bg"]; strings.Contains(g.Attrs["class"], "cinc") || g.Attrs["data-side"] != "blue" {
+		t.Errorf("general %v", g.Attrs)
+	}
+	if objective.Attrs["data-objective"] != "bridge" || objective.Attrs["data-held"] != "blue" {
+		t.Errorf("objective %v", objective.Attrs)
+	}
+	if march.Attrs["data-edge"] != "west" || march.Attrs["data-side"] != "red" || march.Attrs["x1"] != march.Attrs["x2"] {
+		t.Errorf("flank march %v", march.Attrs)
 	}
 }
