@@ -17,6 +17,9 @@ import (
 type battleState struct {
 	state   *rules.State
 	version uint64
+	// dirty marks the parts of the state with rows of their own that the
+	// current batch changed (dirtyFlank...): writeBattleParts rewrites them.
+	dirty uint8
 }
 
 // battle returns the folded state of key: from this process's cache, or
@@ -58,7 +61,11 @@ func (d *DB) applyBattleEvent(ctx context.Context, tx *txw, e *events.Envelope, 
 	}
 	rules.Apply(b.state, ev)
 	b.version = e.Version
+	b.dirty |= dirtyFor(e.Type)
 	touched[key] = b
+	if rules.IsDisputeEvent(e.Type) {
+		return insertDisputeRows(ctx, tx, e, ev)
+	}
 	return insertEventRows(ctx, tx, e, ev)
 }
 
@@ -249,6 +256,11 @@ func writeBattle(ctx context.Context, tx *txw, key events.Key, b *battleState) e
 	for i, p := range s.Dice.Periods {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO dice_periods (campaign, battle, period, number, commitment, revealed)
 			VALUES (?, ?, ?, ?, ?, ?)`, key.Campaign, key.Battle, p.Period, i+1, p.Commitment, p.Revealed); err != nil {
+			return err
+		}
+	}
+	if b.dirty != 0 {
+		if err := writeBattleParts(ctx, tx, key, b); err != nil {
 			return err
 		}
 	}

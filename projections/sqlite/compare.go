@@ -13,6 +13,8 @@ var Tables = []string{
 	"checkpoint", "events", "campaigns", "campaign_sides", "campaign_battles",
 	"battles", "battle_state", "battle_sides", "brigades", "units", "generals",
 	"unit_turns", "general_turns", "orders", "rolls", "unit_actions", "dice_periods", "dice_seeds",
+	"players", "flank_marches", "objectives", "victory_points", "victory_excluded", "disputes", "retractions",
+	"standings", "battle_results", "rosters", "roster_destroyed",
 }
 
 // TableDigest is one table's row count and a hash of its rows in primary

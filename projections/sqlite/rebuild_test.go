@@ -258,6 +258,9 @@ func TestMigrationOfAnOlderProjectionReplays(t *testing.T) {
 		`INSERT INTO schema_migrations VALUES (1, '0001_init.sql')`,
 		`INSERT INTO checkpoint VALUES ('ledger', 42)`,
 		`INSERT INTO campaigns VALUES ('synth', 'as projected by 0001', 'napoleonic', '')`,
+		// A side refers to its campaign: emptying the projection must
+		// not trip over the foreign key.
+		`INSERT INTO campaign_sides VALUES ('synth', 'red', 'Red', 'france')`,
 	} {
 		if _, err := old.Exec(q); err != nil {
 			t.Fatal(err)
@@ -295,5 +298,68 @@ func TestMemoryHoldsOpenBattlesOnly(t *testing.T) {
 	}
 	if n := db.CachedBattles(); st.Battles < 10 || n > 4 {
 		t.Fatalf("%d battles projected, %d held in memory", st.Battles, n)
+	}
+}
+
+// TestMigrationToTheCampaignViewReplays opens a projection made with
+// migrations 0001-0003 and filled by them: 0004 adds the campaign view's
+// tables and empties the projection, so the next run fills them from the
+// first event and equals a clean build.
+func TestMigrationToTheCampaignViewReplays(t *testing.T) {
+	ctx := context.Background()
+	log, st := filledLog(t, 1500)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "old.db")
+	old, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"0001_init.sql", "0002_battle_detail.sql", "0003_no_command_index.sql"} {
+		body, err := os.ReadFile("migrations/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := old.Exec(string(body)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := old.Exec(`INSERT INTO schema_migrations VALUES (?, ?)`, i+1, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{
+		`INSERT INTO checkpoint VALUES ('ledger', 42)`,
+		`INSERT INTO campaigns VALUES ('synth', 'as projected by 0003', 'napoleonic', '')`,
+		`INSERT INTO campaign_sides VALUES ('synth', 'red', 'Red', 'france')`,
+	} {
+		if _, err := old.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.Close()
+
+	db := mustOpen(t, path)
+	if cp, _ := db.Checkpoint(ctx); cp != 0 {
+		t.Fatalf("checkpoint after the migration: %d", cp)
+	}
+	if err := projections.Run(ctx, log, db, projections.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	clean := mustOpen(t, filepath.Join(dir, "clean.db"))
+	if err := projections.Run(ctx, log, clean, projections.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if diffs, err := db.Compare(ctx, clean); err != nil || len(diffs) > 0 {
+		t.Fatalf("migrated projection differs from a clean one: %v %v", diffs, err)
+	}
+	if cp, _ := db.Checkpoint(ctx); cp != st.Last {
+		t.Fatalf("checkpoint %d, want %d", cp, st.Last)
+	}
+	// The synthetic battles ended are counted: the standings are there.
+	sv, err := db.Standings(ctx, "synth")
+	if err != nil || len(sv.Sides) != 2 || len(sv.Battles) == 0 || sv.Sides[0].Played != len(sv.Battles) {
+		t.Fatalf("standings after the migration: %+v %v", sv, err)
 	}
 }

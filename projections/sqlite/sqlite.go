@@ -1,16 +1,19 @@
 // Package sqlite is the ledger's read model in a SQLite file: campaigns,
 // battles with their sides, brigades, units and generals, the turn's
-// bookkeeping, orders, dice rolls, unit actions, dice commitments and an
-// index of every event. It is fed by projections.Run, each batch committed
-// with its checkpoint, and can be deleted and rebuilt from the log at any
-// time: Build makes a new file aside, Swap puts it in place of the live one,
-// Compare checks two files table by table (docs/projections.md).
+// bookkeeping, orders, dice rolls, unit actions, dice commitments, an index
+// of every event, and the campaign view: people, flank marches, objectives,
+// victory points, disputes and retractions, standings and rosters. It is fed
+// by projections.Run, each batch committed with its checkpoint, and can be
+// deleted and rebuilt from the log at any time: Build makes a new file
+// aside, Swap puts it in place of the live one, Compare checks two files
+// table by table (docs/projections.md).
 package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -153,6 +156,13 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		if err != nil {
 			return err
 		}
+		// Foreign keys are checked when the migration commits, not at
+		// each statement: a migration that empties the projection may
+		// then delete a campaign before its sides (0002 does).
+		if _, err := tx.ExecContext(ctx, `PRAGMA defer_foreign_keys = ON`); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("sqlite: migration %s: %w", base, err)
+		}
 		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("sqlite: migration %s: %w", base, err)
@@ -207,7 +217,8 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 		return fmt.Errorf("sqlite: begin: %w", err)
 	}
 	tx := &txw{Tx: sqlTx, stmts: map[string]*sql.Stmt{}}
-	touched := map[events.Key]*battleState{}
+	bt := &batch{touched: map[events.Key]*battleState{}, standings: map[string]int{}}
+	touched := bt.touched
 	defer func() {
 		if err != nil {
 			tx.Rollback()
@@ -224,7 +235,7 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 		if e.Sequence <= last {
 			continue
 		}
-		if err := d.applyEvent(ctx, tx, e, touched); err != nil {
+		if err := d.applyEvent(ctx, tx, e, bt); err != nil {
 			return fmt.Errorf("sqlite: event %d (%s %s): %w", e.Sequence, e.Type, e.ID, err)
 		}
 		last = e.Sequence
@@ -237,6 +248,16 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 	for _, k := range keys {
 		if err := writeBattle(ctx, tx, k, touched[k]); err != nil {
 			return fmt.Errorf("sqlite: battle %s: %w", k, err)
+		}
+	}
+	// Standings and rosters change only when a battle of the campaign
+	// has ended (or changes after its end), or a battle joins it.
+	if err := markEndedBattles(ctx, tx, bt, keys); err != nil {
+		return fmt.Errorf("sqlite: standings: %w", err)
+	}
+	for _, c := range sortedKeys(bt.standings) {
+		if err := d.refreshStandings(ctx, tx, c, bt.standings[c], touched); err != nil {
+			return fmt.Errorf("sqlite: standings of %s: %w", c, err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoint (projection, sequence) VALUES (?, ?)
@@ -256,7 +277,16 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 	return nil
 }
 
-func (d *DB) applyEvent(ctx context.Context, tx *txw, e *events.Envelope, touched map[events.Key]*battleState) error {
+// batch is what one ApplyBatch gathers while applying its events.
+type batch struct {
+	// touched holds the battles the batch applied events to.
+	touched map[events.Key]*battleState
+	// standings maps a campaign to the number of its first battle whose
+	// standings and rosters must be folded again.
+	standings map[string]int
+}
+
+func (d *DB) applyEvent(ctx context.Context, tx *txw, e *events.Envelope, bt *batch) error {
 	hash := events.Hash(e.Raw)
 	if len(e.Raw) == 0 {
 		return errors.New("event has no stored form")
@@ -265,13 +295,33 @@ func (d *DB) applyEvent(ctx context.Context, tx *txw, e *events.Envelope, touche
 		(seq, campaign, battle, version, id, type, schema, time, actor, command_id, audience, prev_hash, hash, payload)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.Sequence, e.Campaign, e.Battle, e.Version, e.ID, e.Type, e.Schema,
-		e.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00"), e.Actor, e.CommandID, e.Audience, e.PrevHash, hash, string(e.Payload)); err != nil {
+		e.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00"), e.Actor, e.CommandID, e.Audience, e.PrevHash, hash, indexedPayload(e)); err != nil {
 		return err
 	}
 	if e.Battle == "" {
-		return d.applyCampaignEvent(ctx, tx, e)
+		return d.applyCampaignEvent(ctx, tx, e, bt)
 	}
-	return d.applyBattleEvent(ctx, tx, e, touched)
+	return d.applyBattleEvent(ctx, tx, e, bt.touched)
+}
+
+// indexedPayload is the payload the events table keeps: as stored, except
+// that a person's token hash (campaign.player_added, .token_reissued) is
+// left out. The hash column is still the stored event's, so the chain can be
+// checked against the log, which keeps the token hash.
+func indexedPayload(e *events.Envelope) string {
+	if e.Type != campaign.EvPlayerAdded && e.Type != campaign.EvTokenReissued {
+		return string(e.Payload)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(e.Payload, &m); err != nil {
+		return "{}"
+	}
+	delete(m, "token_hash")
+	out, err := json.Marshal(m)
+	if err != nil {
+		return "{}"
+	}
+	return string(out)
 }
 
 // txw is a batch's transaction that prepares each statement once: a batch
