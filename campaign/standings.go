@@ -119,24 +119,167 @@ func (st *Standings) Side(id string) SideStanding {
 	return SideStanding{}
 }
 
+// Results of a battle for a side (V.4): the side with strictly the most
+// points won and the others lost; if the most points are shared, every
+// side drew.
+const (
+	ResultWon   = "won"
+	ResultDrawn = "drawn"
+	ResultLost  = "lost"
+)
+
+// StandingsFold is a campaign's standings and rosters after some of its
+// battles. Add folds the next one. FoldStandings (the service) and the
+// SQLite projection, which folds one ended battle at a time, both use it,
+// so they cannot disagree.
+type StandingsFold struct {
+	// Sides in the campaign's order, with their totals so far.
+	Sides []SideStanding
+	// Rosters by side, then by unit id.
+	Rosters map[string]map[string]RosterUnit
+}
+
+// NewStandingsFold starts the fold of campaign c: every side at nothing,
+// every roster empty.
+func NewStandingsFold(c State) *StandingsFold {
+	f := &StandingsFold{Rosters: map[string]map[string]RosterUnit{}}
+	for _, sd := range c.Sides {
+		f.Sides = append(f.Sides, SideStanding{Side: sd.ID, Name: sd.Name})
+		f.Rosters[sd.ID] = map[string]RosterUnit{}
+	}
+	return f
+}
+
+// BattleOutcome is what one counted battle added to the fold.
+type BattleOutcome struct {
+	// Points and Results by side, in the fold's side order.
+	Points  []int
+	Results []string
+	// Destroyed units by side: gone from the roster.
+	Destroyed map[string][]string
+	// Returned units: flank marchers back on the roster with no losses.
+	Returned []string
+}
+
+// Side returns the standing of side id in the fold, or nil.
+func (f *StandingsFold) Side(id string) *SideStanding {
+	for i := range f.Sides {
+		if f.Sides[i].Side == id {
+			return &f.Sides[i]
+		}
+	}
+	return nil
+}
+
+// Add folds battle b, st its final state. counted is false for a battle
+// that has not ended with a score (it changes nothing).
+func (f *StandingsFold) Add(b BattleAdded, st *rules.State) (out BattleOutcome, counted bool) {
+	if st.Status != rules.StatusEnded || st.Victory.Score == nil {
+		return out, false
+	}
+	sc := st.Victory.Score
+	best, bestSide, tie := -1, "", false
+	for i := range f.Sides {
+		ss := &f.Sides[i]
+		p := sc.Points(ss.Side)
+		out.Points = append(out.Points, p)
+		ss.Points += p
+		ss.Played++
+		switch {
+		case p > best:
+			best, bestSide, tie = p, ss.Side, false
+		case p == best:
+			tie = true
+		}
+	}
+	for i := range f.Sides {
+		ss := &f.Sides[i]
+		switch {
+		case tie:
+			ss.Drawn++
+			out.Results = append(out.Results, ResultDrawn)
+		case ss.Side == bestSide:
+			ss.Won++
+			out.Results = append(out.Results, ResultWon)
+		default:
+			ss.Lost++
+			out.Results = append(out.Results, ResultLost)
+		}
+	}
+	out.Destroyed = map[string][]string{}
+	// Rosters: who fought keeps his losses; the destroyed are gone.
+	waiting := map[string]bool{}
+	for _, m := range st.Flank.Marches {
+		for _, id := range m.Waiting {
+			waiting[id] = true
+		}
+	}
+	ids := make([]string, 0, len(st.Units))
+	for id := range st.Units {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		u := st.Units[id]
+		if u == nil {
+			continue
+		}
+		r := f.Rosters[u.Side]
+		if r == nil {
+			continue
+		}
+		ru, known := r[id]
+		ru.ID, ru.Name, ru.Type = id, u.Name, u.Type
+		switch {
+		case waiting[id]:
+			// Never on the table (or rallied off it): as it came.
+			if !known {
+				ru.Markers = u.Markers
+			}
+			ru.Last, ru.LastWas = b.Battle, "returned"
+			out.Returned = append(out.Returned, id)
+			r[id] = ru
+		case u.Status == rules.UnitDestroyed:
+			delete(r, id)
+			out.Destroyed[u.Side] = append(out.Destroyed[u.Side], id)
+		default:
+			ru.Markers, ru.Battles, ru.Last, ru.LastWas = u.Markers, ru.Battles+1, b.Battle, "fought"
+			r[id] = ru
+		}
+	}
+	// Flank marches that never arrived: back with no losses (V.3).
+	for _, m := range st.Flank.Marches {
+		if m.RevealedAt != rules.RevealBattleEnd || m.Orders == nil || f.Rosters[m.Side] == nil {
+			continue
+		}
+		for _, fb := range m.Orders.Brigades {
+			for _, fu := range fb.Units {
+				ru, known := f.Rosters[m.Side][fu.ID]
+				ru.ID, ru.Type = fu.ID, fu.Type
+				if ru.Name == "" {
+					ru.Name = fu.Name
+				}
+				if ru.Name == "" {
+					ru.Name = fu.ID
+				}
+				if !known {
+					ru.Markers = fu.Markers
+				}
+				ru.Last, ru.LastWas = b.Battle, "returned"
+				f.Rosters[m.Side][fu.ID] = ru
+				out.Returned = append(out.Returned, fu.ID)
+			}
+		}
+	}
+	return out, true
+}
+
 // FoldStandings folds a campaign's battles (their events by battle id)
 // into its standings, in the campaign's order of battles. It is pure.
 func FoldStandings(c State, battles map[string][]rules.Event) Standings {
 	out := Standings{Campaign: c.ID}
-	rosters := map[string]map[string]RosterUnit{}
+	f := NewStandingsFold(c)
 	destroyed := map[string][]string{}
-	for _, sd := range c.Sides {
-		out.Sides = append(out.Sides, SideStanding{Side: sd.ID, Name: sd.Name})
-		rosters[sd.ID] = map[string]RosterUnit{}
-	}
-	side := func(id string) *SideStanding {
-		for i := range out.Sides {
-			if out.Sides[i].Side == id {
-				return &out.Sides[i]
-			}
-		}
-		return nil
-	}
 	for _, b := range c.Battles {
 		st := rules.NewState()
 		for _, e := range battles[b.Battle] {
@@ -146,104 +289,25 @@ func FoldStandings(c State, battles map[string][]rules.Event) Standings {
 		if st.Status == rules.StatusNew {
 			res.Status = "not_created"
 		}
-		if st.Status != rules.StatusEnded || st.Victory.Score == nil {
-			out.Battles = append(out.Battles, res)
-			continue
-		}
-		sc := st.Victory.Score
-		best, bestSide, tie := -1, "", false
-		for _, sd := range c.Sides {
-			p := sc.Points(sd.ID)
-			res.Points = append(res.Points, SidePoints{Side: sd.ID, Points: p})
-			if ss := side(sd.ID); ss != nil {
-				ss.Points += p
-				ss.Played++
+		o, counted := f.Add(b, st)
+		if counted {
+			for i, sd := range f.Sides {
+				res.Points = append(res.Points, SidePoints{Side: sd.Side, Points: o.Points[i]})
 			}
-			switch {
-			case p > best:
-				best, bestSide, tie = p, sd.ID, false
-			case p == best:
-				tie = true
-			}
-		}
-		for _, sd := range c.Sides {
-			ss := side(sd.ID)
-			switch {
-			case tie:
-				ss.Drawn++
-			case sd.ID == bestSide:
-				ss.Won++
-			default:
-				ss.Lost++
-			}
-		}
-		// Rosters: who fought keeps his losses; the destroyed are gone.
-		waiting := map[string]bool{}
-		for _, m := range st.Flank.Marches {
-			for _, id := range m.Waiting {
-				waiting[id] = true
-			}
-		}
-		ids := make([]string, 0, len(st.Units))
-		for id := range st.Units {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			u := st.Units[id]
-			r := rosters[u.Side]
-			if r == nil {
-				continue
-			}
-			ru, known := r[id]
-			ru.ID, ru.Name, ru.Type = id, u.Name, u.Type
-			switch {
-			case waiting[id]:
-				// Never on the table (or rallied off it): as it came.
-				if !known {
-					ru.Markers = u.Markers
-				}
-				ru.Last, ru.LastWas = b.Battle, "returned"
-				res.Returned = append(res.Returned, id)
-				r[id] = ru
-			case u.Status == rules.UnitDestroyed:
-				delete(r, id)
-				destroyed[u.Side] = append(destroyed[u.Side], id)
-				res.Destroyed = append(res.Destroyed, id)
-			default:
-				ru.Markers, ru.Battles, ru.Last, ru.LastWas = u.Markers, ru.Battles+1, b.Battle, "fought"
-				r[id] = ru
-			}
-		}
-		// Flank marches that never arrived: back with no losses (V.3).
-		for _, m := range st.Flank.Marches {
-			if m.RevealedAt != rules.RevealBattleEnd || m.Orders == nil || rosters[m.Side] == nil {
-				continue
-			}
-			for _, fb := range m.Orders.Brigades {
-				for _, fu := range fb.Units {
-					ru, known := rosters[m.Side][fu.ID]
-					ru.ID, ru.Type = fu.ID, fu.Type
-					if ru.Name == "" {
-						ru.Name = fu.Name
-					}
-					if ru.Name == "" {
-						ru.Name = fu.ID
-					}
-					if !known {
-						ru.Markers = fu.Markers
-					}
-					ru.Last, ru.LastWas = b.Battle, "returned"
-					rosters[m.Side][fu.ID] = ru
-					res.Returned = append(res.Returned, fu.ID)
+			for _, sd := range f.Sides {
+				for _, id := range o.Destroyed[sd.Side] {
+					destroyed[sd.Side] = append(destroyed[sd.Side], id)
+					res.Destroyed = append(res.Destroyed, id)
 				}
 			}
+			res.Returned = o.Returned
 		}
 		out.Battles = append(out.Battles, res)
 	}
+	out.Sides = f.Sides
 	for _, sd := range c.Sides {
 		r := Roster{Side: sd.ID, Destroyed: destroyed[sd.ID]}
-		for _, u := range rosters[sd.ID] {
+		for _, u := range f.Rosters[sd.ID] {
 			r.Units = append(r.Units, u)
 		}
 		sort.Slice(r.Units, func(i, j int) bool { return r.Units[i].ID < r.Units[j].ID })

@@ -22,136 +22,15 @@ import (
 // roster_destroyed), and when battles change, the fold restarts from the
 // rows after the last counted battle before the first one changed, adding
 // each later ended battle's final state, which the projector already holds.
-// standingsFold.add is the step of FoldStandings' loop, line for line;
-// TestStandingsEqualTheService checks the two agree.
+// Each step is campaign.StandingsFold.Add, the very step FoldStandings
+// takes, so the projection and the service cannot disagree.
 
-// Results of a battle for a side (V.4): the side with strictly the most
-// points won and the others lost; if the most points are shared, every side
-// drew.
+// Results of a battle for a side, as campaign.StandingsFold gives them.
 const (
-	ResultWon   = "won"
-	ResultDrawn = "drawn"
-	ResultLost  = "lost"
+	ResultWon   = campaign.ResultWon
+	ResultDrawn = campaign.ResultDrawn
+	ResultLost  = campaign.ResultLost
 )
-
-// standingsFold is a campaign's standings and rosters after some battles.
-type standingsFold struct {
-	sides   []campaign.SideStanding
-	rosters map[string]map[string]campaign.RosterUnit
-}
-
-// battleOutcome is what one counted battle added.
-type battleOutcome struct {
-	points    []int    // by side, in the fold's side order
-	results   []string // by side
-	destroyed map[string][]string
-}
-
-func (f *standingsFold) side(id string) *campaign.SideStanding {
-	for i := range f.sides {
-		if f.sides[i].Side == id {
-			return &f.sides[i]
-		}
-	}
-	return nil
-}
-
-// add folds one battle of the campaign, st its final state, as
-// campaign.FoldStandings does; counted is false for a battle that has not
-// ended with a score.
-func (f *standingsFold) add(b campaign.BattleAdded, st *rules.State) (out battleOutcome, counted bool) {
-	if st.Status != rules.StatusEnded || st.Victory.Score == nil {
-		return out, false
-	}
-	sc := st.Victory.Score
-	best, bestSide, tie := -1, "", false
-	for i := range f.sides {
-		ss := &f.sides[i]
-		p := sc.Points(ss.Side)
-		out.points = append(out.points, p)
-		ss.Points += p
-		ss.Played++
-		switch {
-		case p > best:
-			best, bestSide, tie = p, ss.Side, false
-		case p == best:
-			tie = true
-		}
-	}
-	for i := range f.sides {
-		ss := &f.sides[i]
-		switch {
-		case tie:
-			ss.Drawn++
-			out.results = append(out.results, ResultDrawn)
-		case ss.Side == bestSide:
-			ss.Won++
-			out.results = append(out.results, ResultWon)
-		default:
-			ss.Lost++
-			out.results = append(out.results, ResultLost)
-		}
-	}
-	out.destroyed = map[string][]string{}
-	// Rosters: who fought keeps his losses; the destroyed are gone.
-	waiting := map[string]bool{}
-	for _, m := range st.Flank.Marches {
-		for _, id := range m.Waiting {
-			waiting[id] = true
-		}
-	}
-	for _, id := range sortedKeys(st.Units) {
-		u := st.Units[id]
-		if u == nil {
-			continue
-		}
-		r := f.rosters[u.Side]
-		if r == nil {
-			continue
-		}
-		ru, known := r[id]
-		ru.ID, ru.Name, ru.Type = id, u.Name, u.Type
-		switch {
-		case waiting[id]:
-			// Never on the table (or rallied off it): as it came.
-			if !known {
-				ru.Markers = u.Markers
-			}
-			ru.Last, ru.LastWas = b.Battle, "returned"
-			r[id] = ru
-		case u.Status == rules.UnitDestroyed:
-			delete(r, id)
-			out.destroyed[u.Side] = append(out.destroyed[u.Side], id)
-		default:
-			ru.Markers, ru.Battles, ru.Last, ru.LastWas = u.Markers, ru.Battles+1, b.Battle, "fought"
-			r[id] = ru
-		}
-	}
-	// Flank marches that never arrived: back with no losses (V.3).
-	for _, m := range st.Flank.Marches {
-		if m.RevealedAt != rules.RevealBattleEnd || m.Orders == nil || f.rosters[m.Side] == nil {
-			continue
-		}
-		for _, fb := range m.Orders.Brigades {
-			for _, fu := range fb.Units {
-				ru, known := f.rosters[m.Side][fu.ID]
-				ru.ID, ru.Type = fu.ID, fu.Type
-				if ru.Name == "" {
-					ru.Name = fu.Name
-				}
-				if ru.Name == "" {
-					ru.Name = fu.ID
-				}
-				if !known {
-					ru.Markers = fu.Markers
-				}
-				ru.Last, ru.LastWas = b.Battle, "returned"
-				f.rosters[m.Side][fu.ID] = ru
-			}
-		}
-	}
-	return out, true
-}
 
 // markStandings asks the batch to fold campaign's standings again from its
 // battle number from.
@@ -186,7 +65,7 @@ func markEndedBattles(ctx context.Context, tx *txw, bt *batch, keys []events.Key
 // its battle number from on, starting from the rows after the last counted
 // battle before it.
 func (d *DB) refreshStandings(ctx context.Context, tx *txw, camp string, from int, touched map[events.Key]*battleState) error {
-	f := &standingsFold{rosters: map[string]map[string]campaign.RosterUnit{}}
+	f := &campaign.StandingsFold{Rosters: map[string]map[string]campaign.RosterUnit{}}
 	rows, err := tx.QueryContext(ctx, `SELECT side, name FROM standings WHERE campaign = ? ORDER BY position`, camp)
 	if err != nil {
 		return err
@@ -197,14 +76,14 @@ func (d *DB) refreshStandings(ctx context.Context, tx *txw, camp string, from in
 			rows.Close()
 			return err
 		}
-		f.sides = append(f.sides, s)
-		f.rosters[s.Side] = map[string]campaign.RosterUnit{}
+		f.Sides = append(f.Sides, s)
+		f.Rosters[s.Side] = map[string]campaign.RosterUnit{}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if len(f.sides) == 0 {
+	if len(f.Sides) == 0 {
 		return nil // no campaign.created: nothing to stand
 	}
 	var prev sql.NullInt64
@@ -253,7 +132,7 @@ func (d *DB) refreshStandings(ctx context.Context, tx *txw, camp string, from in
 		if err != nil {
 			return err
 		}
-		out, counted := f.add(l.b, st)
+		out, counted := f.Add(l.b, st)
 		if !counted {
 			continue
 		}
@@ -261,7 +140,7 @@ func (d *DB) refreshStandings(ctx context.Context, tx *txw, camp string, from in
 			return err
 		}
 	}
-	for _, s := range f.sides {
+	for _, s := range f.Sides {
 		if _, err := tx.ExecContext(ctx, `UPDATE standings SET played = ?, won = ?, drawn = ?, lost = ?, points = ?
 			WHERE campaign = ? AND side = ?`, s.Played, s.Won, s.Drawn, s.Lost, s.Points, camp, s.Side); err != nil {
 			return err
@@ -292,7 +171,7 @@ func (d *DB) endedState(ctx context.Context, tx *txw, key events.Key, touched ma
 }
 
 // loadFold reads the standings and rosters after the counted battle number.
-func loadFold(ctx context.Context, tx *txw, f *standingsFold, camp string, number int) error {
+func loadFold(ctx context.Context, tx *txw, f *campaign.StandingsFold, camp string, number int) error {
 	rows, err := tx.QueryContext(ctx, `SELECT side, played, won, drawn, lost, total_points FROM battle_results
 		WHERE campaign = ? AND number = ?`, camp, number)
 	if err != nil {
@@ -305,7 +184,7 @@ func loadFold(ctx context.Context, tx *txw, f *standingsFold, camp string, numbe
 			rows.Close()
 			return err
 		}
-		if ss := f.side(side); ss != nil {
+		if ss := f.Side(side); ss != nil {
 			ss.Played, ss.Won, ss.Drawn, ss.Lost, ss.Points = s.Played, s.Won, s.Drawn, s.Lost, s.Points
 		}
 	}
@@ -325,7 +204,7 @@ func loadFold(ctx context.Context, tx *txw, f *standingsFold, camp string, numbe
 		if err := rows.Scan(&side, &u.ID, &u.Name, &u.Type, &u.Markers, &u.Battles, &u.Last, &u.LastWas); err != nil {
 			return err
 		}
-		if r := f.rosters[side]; r != nil {
+		if r := f.Rosters[side]; r != nil {
 			r[u.ID] = u
 		}
 	}
@@ -334,15 +213,15 @@ func loadFold(ctx context.Context, tx *txw, f *standingsFold, camp string, numbe
 
 // writeFoldStep writes the rows of one counted battle: each side's result
 // and standing after it, its roster after it, and the units it destroyed.
-func writeFoldStep(ctx context.Context, tx *txw, f *standingsFold, camp string, b campaign.BattleAdded, out battleOutcome) error {
-	for i, s := range f.sides {
+func writeFoldStep(ctx context.Context, tx *txw, f *campaign.StandingsFold, camp string, b campaign.BattleAdded, out campaign.BattleOutcome) error {
+	for i, s := range f.Sides {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO battle_results
 			(campaign, number, battle, side, points, result, played, won, drawn, lost, total_points)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			camp, b.Number, b.Battle, s.Side, out.points[i], out.results[i], s.Played, s.Won, s.Drawn, s.Lost, s.Points); err != nil {
+			camp, b.Number, b.Battle, s.Side, out.Points[i], out.Results[i], s.Played, s.Won, s.Drawn, s.Lost, s.Points); err != nil {
 			return err
 		}
-		r := f.rosters[s.Side]
+		r := f.Rosters[s.Side]
 		ids := make([]string, 0, len(r))
 		for id := range r {
 			ids = append(ids, id)
@@ -357,7 +236,7 @@ func writeFoldStep(ctx context.Context, tx *txw, f *standingsFold, camp string, 
 				return err
 			}
 		}
-		for j, id := range out.destroyed[s.Side] {
+		for j, id := range out.Destroyed[s.Side] {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO roster_destroyed (campaign, number, side, position, battle, unit)
 				VALUES (?, ?, ?, ?, ?, ?)`, camp, b.Number, s.Side, j+1, b.Battle, id); err != nil {
 				return err
