@@ -145,6 +145,10 @@ func (hw *hashingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// errCut stops the follower at the cut: a cancelled context would let
+// events already on their way through.
+var errCut = errors.New("backup: reached the cut")
+
 // Write copies log and vault to w as a ledger-backup-v1 file: the events up
 // to the log's last sequence at the start, then the vault's entries. now
 // stamps the header; source describes the ledger for people.
@@ -163,9 +167,11 @@ func Write(ctx context.Context, w io.Writer, log events.Log, vault Vault, now ti
 	}
 	streams := map[events.Key]bool{}
 	if last > 0 {
-		fctx, cancel := context.WithCancel(ctx)
 		var want uint64
-		err := log.Follow(fctx, 0, func(e events.Envelope) error {
+		err := log.Follow(ctx, 0, func(e events.Envelope) error {
+			if e.Sequence > last {
+				return errCut // past the cut: written after the backup began
+			}
 			want++
 			if e.Sequence != want {
 				return fmt.Errorf("backup: the log has sequence %d where %d was expected", e.Sequence, want)
@@ -182,15 +188,14 @@ func Write(ctx context.Context, w io.Writer, log events.Log, vault Vault, now ti
 			sum.Events++
 			streams[e.Key()] = true
 			if e.Sequence >= last {
-				cancel()
+				return errCut
 			}
 			return nil
 		}, nil)
-		cancel()
 		if ctx.Err() != nil {
 			return sum, fmt.Errorf("backup: read the log: %w", ctx.Err())
 		}
-		if !errors.Is(err, context.Canceled) {
+		if !errors.Is(err, errCut) {
 			return sum, fmt.Errorf("backup: read the log: %w", err)
 		}
 	}
