@@ -20,8 +20,11 @@ import (
 )
 
 // browserPath finds Chromium: LEDGER_CHROMIUM, else chromium or
-// google-chrome on the PATH. Without one the browser test fails (CI
-// installs chromium) unless LEDGER_SKIP_BROWSER=1 says to skip it.
+// google-chrome on the PATH. Without one the browser test fails where a
+// browser is required (CI: .ci/run installs chromium and sets
+// LEDGER_REQUIRE_BROWSER=1), and is skipped, saying so, on a machine that
+// has only Go and gcc (the README's promise). LEDGER_SKIP_BROWSER=1 skips
+// it anywhere.
 func browserPath(t *testing.T) string {
 	t.Helper()
 	if os.Getenv("LEDGER_SKIP_BROWSER") == "1" {
@@ -35,7 +38,11 @@ func browserPath(t *testing.T) string {
 			return p
 		}
 	}
-	t.Fatal("no Chromium found: install it (apt-get install -y chromium), point LEDGER_CHROMIUM at it, or set LEDGER_SKIP_BROWSER=1 to skip this test")
+	msg := "no Chromium found: install it (apt-get install -y chromium) or point LEDGER_CHROMIUM at it"
+	if os.Getenv("LEDGER_REQUIRE_BROWSER") == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg + "; the browser test is skipped (LEDGER_REQUIRE_BROWSER=1 makes this a failure, as in CI)")
 	return ""
 }
 
