@@ -38,7 +38,8 @@ type Progress struct {
 
 // RunOptions tune Run.
 type RunOptions struct {
-	// BatchSize is the most events applied in one transaction. Default 500.
+	// BatchSize is the most events applied in one transaction. Default 1000
+	// (measured: 500 rebuilt at about 0.46 of the raw read rate, 1000 at 0.66).
 	BatchSize int
 	// Follow keeps running after catching up, applying new events as they
 	// arrive, until the context ends. Without it Run returns once the
@@ -59,7 +60,7 @@ var errCaughtUp = errors.New("caught up")
 // Run feeds p from log, starting after p's checkpoint, in batches.
 func Run(ctx context.Context, log events.Log, p Projection, opts RunOptions) error {
 	if opts.BatchSize <= 0 {
-		opts.BatchSize = 500
+		opts.BatchSize = 1000
 	}
 	from, err := p.Checkpoint(ctx)
 	if err != nil {

@@ -21,7 +21,6 @@ import (
 type ReadModel interface {
 	projections.Projection
 	Battle(ctx context.Context, key events.Key) (sqlite.BattleView, error)
-	Events(ctx context.Context, key events.Key) ([]sqlite.EventView, error)
 	Campaign(ctx context.Context, id string) (sqlite.CampaignView, error)
 }
 

@@ -162,7 +162,7 @@ ledger serve, has the projection open: see docs/projections.md.`,
 		},
 	}
 	cmd.Flags().BoolVar(&fresh, "fresh", false, "discard an interrupted rebuild instead of resuming it")
-	cmd.Flags().IntVar(&batch, "batch", 500, "events applied per transaction")
+	cmd.Flags().IntVar(&batch, "batch", 1000, "events applied per transaction")
 	return cmd
 }
 

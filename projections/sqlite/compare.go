@@ -10,7 +10,7 @@ import (
 
 // Tables lists the projection's tables, in the order they are compared.
 var Tables = []string{
-	"checkpoint", "events", "campaigns", "campaign_sides", "campaign_battles",
+	"checkpoint", "campaigns", "campaign_sides", "campaign_battles",
 	"battles", "battle_state", "battle_sides", "brigades", "units", "generals",
 	"unit_turns", "general_turns", "orders", "rolls", "unit_actions", "dice_periods", "dice_seeds",
 	"players", "flank_marches", "objectives", "victory_points", "victory_excluded", "disputes", "retractions",

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -104,46 +103,6 @@ func (d *DB) Battle(ctx context.Context, key events.Key) (BattleView, error) {
 		v.Generals = append(v.Generals, g)
 	}
 	return v, grows.Err()
-}
-
-// EventView is one event of the index.
-type EventView struct {
-	Seq       uint64          `json:"seq"`
-	Campaign  string          `json:"campaign"`
-	Battle    string          `json:"battle,omitempty"`
-	Version   uint64          `json:"version"`
-	ID        string          `json:"id"`
-	Type      string          `json:"type"`
-	Time      string          `json:"time"`
-	Actor     string          `json:"actor"`
-	CommandID string          `json:"command_id"`
-	Audience  string          `json:"audience"`
-	Hash      string          `json:"hash"`
-	Payload   json.RawMessage `json:"payload"`
-}
-
-// Events returns a stream's events in order (a battle's, or with an empty
-// battle the campaign's own).
-func (d *DB) Events(ctx context.Context, key events.Key) ([]EventView, error) {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	rows, err := d.db.QueryContext(ctx, `SELECT seq, campaign, battle, version, id, type, time, actor, command_id, audience, hash, payload
-		FROM events WHERE campaign = ? AND battle = ? ORDER BY version`, key.Campaign, key.Battle)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: events: %w", err)
-	}
-	defer rows.Close()
-	var out []EventView
-	for rows.Next() {
-		var e EventView
-		var payload string
-		if err := rows.Scan(&e.Seq, &e.Campaign, &e.Battle, &e.Version, &e.ID, &e.Type, &e.Time, &e.Actor, &e.CommandID, &e.Audience, &e.Hash, &payload); err != nil {
-			return nil, err
-		}
-		e.Payload = json.RawMessage(payload)
-		out = append(out, e)
-	}
-	return out, rows.Err()
 }
 
 // CampaignView is a campaign and its battles.

@@ -13,7 +13,6 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -287,41 +286,10 @@ type batch struct {
 }
 
 func (d *DB) applyEvent(ctx context.Context, tx *txw, e *events.Envelope, bt *batch) error {
-	hash := events.Hash(e.Raw)
-	if len(e.Raw) == 0 {
-		return errors.New("event has no stored form")
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO events
-		(seq, campaign, battle, version, id, type, schema, time, actor, command_id, audience, prev_hash, hash, payload)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Sequence, e.Campaign, e.Battle, e.Version, e.ID, e.Type, e.Schema,
-		e.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00"), e.Actor, e.CommandID, e.Audience, e.PrevHash, hash, indexedPayload(e)); err != nil {
-		return err
-	}
 	if e.Battle == "" {
 		return d.applyCampaignEvent(ctx, tx, e, bt)
 	}
 	return d.applyBattleEvent(ctx, tx, e, bt.touched)
-}
-
-// indexedPayload is the payload the events table keeps: as stored, except
-// that a person's token hash (campaign.player_added, .token_reissued) is
-// left out. The hash column is still the stored event's, so the chain can be
-// checked against the log, which keeps the token hash.
-func indexedPayload(e *events.Envelope) string {
-	if e.Type != campaign.EvPlayerAdded && e.Type != campaign.EvTokenReissued {
-		return string(e.Payload)
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(e.Payload, &m); err != nil {
-		return "{}"
-	}
-	delete(m, "token_hash")
-	out, err := json.Marshal(m)
-	if err != nil {
-		return "{}"
-	}
-	return string(out)
 }
 
 // txw is a batch's transaction that prepares each statement once: a batch
