@@ -204,6 +204,27 @@ func (s *Server) handleCampaignEvents(w http.ResponseWriter, r *http.Request) {
 	s.writeEvents(w, r, wh, key)
 }
 
+// battleEvents resolves the request's battle and who asks, and reads the
+// battle's events from the log; it answers the error itself (and ok is
+// false) when the battle is unknown or has no events.
+func (s *Server) battleEvents(w http.ResponseWriter, r *http.Request) (who, events.Key, []events.Envelope, bool) {
+	wh, key, err := s.battleKey(r)
+	if err != nil {
+		s.writeError(w, r, err, noVars)
+		return wh, key, nil, false
+	}
+	evs, err := s.opts.Log.Read(r.Context(), key, 0)
+	if err != nil {
+		s.writeError(w, r, err, noVars)
+		return wh, key, nil, false
+	}
+	if len(evs) == 0 {
+		s.writeError(w, r, notFound("no battle "+key.String()), noVars)
+		return wh, key, nil, false
+	}
+	return wh, key, evs, true
+}
+
 // writeEvents answers with a stream's events read from the log itself (the
 // truth, hash chain included), filtered by audience, after ?after=VERSION.
 func (s *Server) writeEvents(w http.ResponseWriter, r *http.Request, wh who, key events.Key) {

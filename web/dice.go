@@ -30,18 +30,8 @@ type DicePerson struct {
 }
 
 func (s *Server) handleDice(w http.ResponseWriter, r *http.Request) {
-	wh, key, err := s.battleKey(r)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
-		return
-	}
-	evs, err := s.opts.Log.Read(r.Context(), key, 0)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
-		return
-	}
-	if len(evs) == 0 {
-		s.writeError(w, r, notFound("no battle "+key.String()), noVars)
+	wh, _, evs, ok := s.battleEvents(w, r)
+	if !ok {
 		return
 	}
 	type k struct {

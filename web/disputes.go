@@ -134,18 +134,8 @@ type RetractionJSON struct {
 }
 
 func (s *Server) handleDisputes(w http.ResponseWriter, r *http.Request) {
-	wh, key, err := s.battleKey(r)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
-		return
-	}
-	evs, err := s.opts.Log.Read(r.Context(), key, 0)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
-		return
-	}
-	if len(evs) == 0 {
-		s.writeError(w, r, notFound("no battle "+key.String()), noVars)
+	wh, _, evs, ok := s.battleEvents(w, r)
+	if !ok {
 		return
 	}
 	writeJSON(w, http.StatusOK, disputes(wh.Principal, evs))
@@ -221,18 +211,8 @@ func disputes(p campaign.Principal, evs []events.Envelope) DisputesJSON {
 // outcomes against their expected numbers. Events the caller may not read
 // are withheld, chained through their hashes as in an export.
 func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
-	wh, key, err := s.battleKey(r)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
-		return
-	}
-	evs, err := s.opts.Log.Read(r.Context(), key, 0)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
-		return
-	}
-	if len(evs) == 0 {
-		s.writeError(w, r, notFound("no battle "+key.String()), noVars)
+	wh, key, evs, ok := s.battleEvents(w, r)
+	if !ok {
 		return
 	}
 	opt := audit.Options{Key: key}
