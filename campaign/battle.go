@@ -2,9 +2,9 @@ package campaign
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 
 	"go.yaml.in/yaml/v3"
 
@@ -116,7 +116,7 @@ func (s *Service) sealedSeed(ctx context.Context, key events.Key, period string,
 		return dice.Seed{}, fmt.Errorf("campaign: dice seed of %s period %s: %w", key, period, err)
 	}
 	var seed dice.Seed
-	if _, err := rand.Read(seed[:]); err != nil {
+	if _, err := io.ReadFull(s.entropy, seed[:]); err != nil {
 		return dice.Seed{}, fmt.Errorf("campaign: dice seed: %w", err)
 	}
 	if err := s.vault.Put(ctx, name, []byte(seed.Hex())); err != nil {

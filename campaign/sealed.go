@@ -2,10 +2,10 @@ package campaign
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/rules"
@@ -43,7 +43,7 @@ func (s *Service) prepareSealed(ctx context.Context, key events.Key, st *rules.S
 			return nil, r
 		}
 		var salt [flankSaltBytes]byte
-		if _, err := rand.Read(salt[:]); err != nil {
+		if _, err := io.ReadFull(s.entropy, salt[:]); err != nil {
 			return nil, fmt.Errorf("campaign: flank march salt: %w", err)
 		}
 		sealed, commitment, err := rules.SealFlankOrders(*o, hex.EncodeToString(salt[:]))

@@ -2,9 +2,11 @@ package campaign
 
 import (
 	"context"
+	crand "crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -55,6 +57,7 @@ type Service struct {
 	vault   events.Vault
 	now     func() time.Time
 	retries int
+	entropy io.Reader
 
 	mu      sync.Mutex
 	streams map[events.Key]*stream
@@ -66,6 +69,10 @@ type Options struct {
 	Now func() time.Time
 	// Retries bounds how often a command is decided again after a conflict.
 	Retries int
+	// Entropy is where secret dice seeds and sealing salts come from:
+	// the operating system's random source unless a test needs a battle
+	// it can predict.
+	Entropy io.Reader
 }
 
 // NewService returns a service appending to log and keeping sealed values in vault.
@@ -76,7 +83,10 @@ func NewService(log events.Log, vault events.Vault, opts Options) *Service {
 	if opts.Retries <= 0 {
 		opts.Retries = 16
 	}
-	return &Service{log: log, vault: vault, now: opts.Now, retries: opts.Retries, streams: map[events.Key]*stream{}}
+	if opts.Entropy == nil {
+		opts.Entropy = crand.Reader
+	}
+	return &Service{log: log, vault: vault, now: opts.Now, retries: opts.Retries, entropy: opts.Entropy, streams: map[events.Key]*stream{}}
 }
 
 // stream caches one stream's folded state so that a command does not read

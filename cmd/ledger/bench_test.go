@@ -25,7 +25,9 @@ func TestBenchSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Command.N != 20-4 || res.Projected.P50 < res.Command.P50 || res.RebuildEvents < 2000 ||
-		res.RebuildPerSec <= 0 || res.RawReadPerSec <= 0 || res.RawWritePerSec <= 0 || res.PeakHeap == 0 {
+		res.RebuildPerSec <= 0 || res.RawReadPerSec <= 0 || res.RawWritePerSec <= 0 {
+		// (The peak heap growth may be 0: the live heap is measured at
+		// garbage collections, and a short rebuild may see none.)
 		t.Fatalf("bench result %+v", res)
 	}
 	if code, _, _ := c.run("bench", "--commands", "1"); code != exitUsage {

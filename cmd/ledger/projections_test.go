@@ -88,7 +88,9 @@ func TestRebuildSurvivesSIGKILL(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 
 	data := t.TempDir()
-	args := []string{"--data", data, "--nats-url", emb.ClientURL(), "projections", "rebuild"}
+	// Small batches: many checkpoints, and a build that lasts long enough
+	// (seconds, however fast the machine) for the kills to land inside it.
+	args := []string{"--data", data, "--nats-url", emb.ClientURL(), "projections", "rebuild", "--batch", "50"}
 	aside := sqlite.AsidePath(filepath.Join(data, "ledger.db"))
 	kills, midway := 0, 0
 	for range 5 {
