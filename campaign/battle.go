@@ -32,25 +32,12 @@ func (s *Service) addBattle(ctx context.Context, key events.Key, req Request, cm
 		return &rules.Refusal{Rule: "campaign", Code: "campaign.mismatch", Message: fmt.Sprintf("body names campaign %q, request %q", cb.Campaign, key.Campaign)}
 	}
 	cb.Campaign = key.Campaign
-	ckey := events.Key{Campaign: key.Campaign}
-	_, err := s.run(ctx, ckey, req, func(st *stream) ([]pending, error) {
-		c := st.campaign
-		if !c.Exists() {
-			return nil, &rules.Refusal{Rule: "campaign", Code: "campaign.unknown", Message: fmt.Sprintf("campaign %q does not exist; create it first (campaign.create)", key.Campaign)}
-		}
-		if c.HasBattle(key.Battle) {
-			return nil, &rules.Refusal{Rule: "campaign", Code: "battle.exists", Message: fmt.Sprintf("battle %q already exists in campaign %q", key.Battle, key.Campaign)}
-		}
-		return []pending{{typ: EvBattleAdded, audience: events.AudienceAll, payload: BattleAdded{
-			Battle: key.Battle, Name: cb.Name, Number: len(c.Battles) + 1,
-		}}}, nil
-	})
-	if err != nil {
-		return err
-	}
 	camp, err := s.Campaign(ctx, key.Campaign)
 	if err != nil {
 		return err
+	}
+	if !camp.Exists() {
+		return &rules.Refusal{Rule: "campaign", Code: "campaign.unknown", Message: fmt.Sprintf("campaign %q does not exist; create it first (campaign.create)", key.Campaign)}
 	}
 	if len(cb.Sides) == 0 {
 		for _, sd := range camp.Sides {
@@ -62,8 +49,40 @@ func (s *Service) addBattle(ctx context.Context, key events.Key, req Request, cm
 		return &rules.Refusal{Rule: "ruleset", Code: "ruleset.overlay", Message: err.Error()}
 	}
 	cb.Ruleset = overlay
-	return nil
+	// The rules judge the battle before the campaign records it: a refused
+	// battle.create leaves no battle in the campaign's list.
+	if _, err := rules.Decide(rules.NewState(), cb, noDice{}); err != nil {
+		return err
+	}
+	battle, _, err := s.State(ctx, key)
+	if err != nil {
+		return err
+	}
+	ckey := events.Key{Campaign: key.Campaign}
+	_, err = s.run(ctx, ckey, req, func(st *stream) ([]pending, error) {
+		c := st.campaign
+		if c.HasBattle(key.Battle) {
+			if battle.Status == rules.StatusNew {
+				// Recorded by an earlier battle.create whose battle
+				// stream was never written (the process stopped in
+				// between): the battle is still to be created.
+				return nil, errAlreadyAdded
+			}
+			return nil, &rules.Refusal{Rule: "campaign", Code: "battle.exists", Message: fmt.Sprintf("battle %q already exists in campaign %q", key.Battle, key.Campaign)}
+		}
+		return []pending{{typ: EvBattleAdded, audience: events.AudienceAll, payload: BattleAdded{
+			Battle: key.Battle, Name: cb.Name, Number: len(c.Battles) + 1,
+		}}}, nil
+	})
+	if errors.Is(err, errAlreadyAdded) {
+		return nil
+	}
+	return err
 }
+
+// errAlreadyAdded says the campaign already lists a battle whose stream is
+// still empty.
+var errAlreadyAdded = errors.New("campaign: the battle is already in the campaign's list")
 
 // mergeOverlays deep-merges YAML overlays, later ones winning, into one.
 func mergeOverlays(overlays ...string) (string, error) {

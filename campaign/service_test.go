@@ -402,3 +402,27 @@ func TestConflictIsDecidedAgainOnFreshState(t *testing.T) {
 		t.Fatalf("seeds appended in order %v", order)
 	}
 }
+
+// TestRefusedBattleCreateLeavesNoBattle: the rules judge battle.create
+// before the campaign records the battle, so a refused one can be given
+// again, corrected.
+func TestRefusedBattleCreateLeavesNoBattle(t *testing.T) {
+	l := openLedger(t, jetstream.Config{})
+	svc := l.service()
+	exec(t, svc, "create", campaign.CmdCreate, "", map[string]any{"name": "C1", "sides": []map[string]string{
+		{"id": "red", "name": "Red"}, {"id": "blue", "name": "Blue"}}})
+	_, err := svc.Execute(context.Background(), campaign.Request{ID: "bad", Actor: "umpire", Campaign: "c1", Battle: "b1",
+		Name: "battle.create", Body: body(t, map[string]any{"table": map[string]float64{"width": -1, "depth": 48}, "first_side": "red"})})
+	var r *rules.Refusal
+	if !errors.As(err, &r) {
+		t.Fatalf("a table of width -1: %v", err)
+	}
+	c, err := svc.Campaign(context.Background(), "c1")
+	if err != nil || len(c.Battles) != 0 {
+		t.Fatalf("the campaign lists %+v after a refused battle.create (%v)", c.Battles, err)
+	}
+	exec(t, svc, "good", "battle.create", "b1", map[string]any{"table": map[string]float64{"width": 72, "depth": 48}, "first_side": "red"})
+	if c, _ := svc.Campaign(context.Background(), "c1"); len(c.Battles) != 1 || c.Battles[0].Number != 1 {
+		t.Fatalf("battles %+v", c.Battles)
+	}
+}
