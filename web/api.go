@@ -139,39 +139,79 @@ type EventJSON struct {
 	Refers []uint64 `json:"refers,omitempty"`
 }
 
-func eventJSON(e events.Envelope) EventJSON {
+func eventJSON(e events.Envelope, d describer) EventJSON {
 	j := EventJSON{Seq: e.Sequence, Version: e.Version, ID: e.ID, Type: e.Type, Schema: e.Schema, Time: e.Time,
 		Actor: e.Actor, CommandID: e.CommandID, Audience: e.Audience, PrevHash: e.PrevHash,
-		Payload: e.Payload, Description: describe(e), Refers: refers(e)}
+		Payload: e.Payload, Description: d.describe(e), Refers: refers(e)}
 	if len(e.Raw) > 0 {
 		j.Hash = events.Hash(e.Raw)
 	}
 	return j
 }
 
-// describe says in words what an event records (rules.Describe for a
-// battle's events, campaign.Describe for a campaign's own).
-func describe(e events.Envelope) string {
+// describer says events in words in one language: in English the rules'
+// own (rules.Describe for a battle's events, campaign.Describe for a
+// campaign's), in another the catalogue's template for the event type
+// filled from the payload, with lengths in the battle's measurement.
+type describer struct {
+	cat         *i18n.Catalogue
+	lang        string
+	measurement string
+}
+
+// describer returns the request's language's describer for key's events;
+// evs, when they hold the battle's battle.created, give the measurement,
+// else the battle's state does.
+func (s *Server) describer(r *http.Request, key events.Key, evs []events.Envelope) describer {
+	d := describer{cat: s.cat, lang: s.lang(r)}
+	if d.lang == "en" || key.Battle == "" {
+		return d
+	}
+	for _, e := range evs {
+		if e.Type == rules.EvBattleCreated {
+			var bc struct {
+				Measurement string `json:"measurement"`
+			}
+			if json.Unmarshal(e.Payload, &bc) == nil && bc.Measurement != "" {
+				d.measurement = bc.Measurement
+				return d
+			}
+		}
+	}
+	if st, _, err := s.opts.Service.State(r.Context(), key); err == nil && st != nil {
+		d.measurement = st.Measurement
+	}
+	return d
+}
+
+// describe says in words what an event records.
+func (d describer) describe(e events.Envelope) string {
 	payload, err := campaign.Registry().Upcast(&e)
 	if err != nil {
 		return e.Type
 	}
+	var en string
 	if e.Battle == "" {
-		return campaign.Describe(e, payload)
+		en = campaign.Describe(e, payload)
+	} else {
+		ev, err := rules.DecodeEvent(e.Type, payload)
+		if err != nil {
+			return e.Type
+		}
+		en = rules.Describe(ev)
 	}
-	ev, err := rules.DecodeEvent(e.Type, payload)
-	if err != nil {
-		return e.Type
+	if d.cat == nil {
+		return en
 	}
-	return rules.Describe(ev)
+	return d.cat.Event(d.lang, e.Type, payload, d.measurement, en)
 }
 
 // readable returns the events p may read, after version after, as JSON.
-func readable(p campaign.Principal, evs []events.Envelope, after uint64) []EventJSON {
+func readable(p campaign.Principal, evs []events.Envelope, after uint64, d describer) []EventJSON {
 	out := []EventJSON{}
 	for _, e := range evs {
 		if e.Version > after && p.CanRead(e.Audience) {
-			out = append(out, eventJSON(e))
+			out = append(out, eventJSON(e, d))
 		}
 	}
 	return out
@@ -242,7 +282,7 @@ func (s *Server) writeEvents(w http.ResponseWriter, r *http.Request, wh who, key
 		s.writeError(w, r, notFound("no events on "+key.String()), noVars)
 		return
 	}
-	writeJSON(w, http.StatusOK, EventsJSON{Key: key, Last: evs[len(evs)-1].Version, Events: readable(wh.Principal, evs, after)})
+	writeJSON(w, http.StatusOK, EventsJSON{Key: key, Last: evs[len(evs)-1].Version, Events: readable(wh.Principal, evs, after, s.describer(r, key, evs))})
 }
 
 func uintParam(r *http.Request, name string, def uint64) (uint64, error) {
@@ -381,7 +421,7 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request, key events.Key,
 		}
 	}
 	resp := CommandResponse{CommandID: req.ID, Command: name, Key: out.Key, Duplicate: out.Duplicate,
-		Events: readable(wh.Principal, out.Events, 0), Token: out.Token}
+		Events: readable(wh.Principal, out.Events, 0, s.describer(r, out.Key, out.Events)), Token: out.Token}
 	status := http.StatusCreated
 	if out.Duplicate {
 		status = http.StatusOK

@@ -134,16 +134,16 @@ type RetractionJSON struct {
 }
 
 func (s *Server) handleDisputes(w http.ResponseWriter, r *http.Request) {
-	wh, _, evs, ok := s.battleEvents(w, r)
+	wh, key, evs, ok := s.battleEvents(w, r)
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, disputes(wh.Principal, evs))
+	writeJSON(w, http.StatusOK, disputes(wh.Principal, evs, s.describer(r, key, evs)))
 }
 
 // disputes folds a battle's events into its disputes and retractions as p
 // may read them.
-func disputes(p campaign.Principal, evs []events.Envelope) DisputesJSON {
+func disputes(p campaign.Principal, evs []events.Envelope, desc describer) DisputesJSON {
 	out := DisputesJSON{Disputes: []DisputeJSON{}, Retractions: []RetractionJSON{}}
 	dispute := func(n int) *DisputeJSON {
 		for i := range out.Disputes {
@@ -174,7 +174,7 @@ func disputes(p campaign.Principal, evs []events.Envelope) DisputesJSON {
 			d := DisputeJSON{Dispute: x.Dispute, EventVersion: x.EventVersion, EventType: x.DisputedType, Reason: x.Reason,
 				RaisedBy: e.Actor, RaisedAt: e.Version, Status: rules.DisputeOpen, Corrections: []EventJSON{}}
 			if v := x.EventVersion; v >= 1 && int(v) <= len(evs) && evs[v-1].Version == v && p.CanRead(evs[v-1].Audience) {
-				ej := eventJSON(evs[v-1])
+				ej := eventJSON(evs[v-1], desc)
 				d.Event = &ej
 			}
 			out.Disputes = append(out.Disputes, d)
@@ -188,11 +188,11 @@ func disputes(p campaign.Principal, evs []events.Envelope) DisputesJSON {
 			}
 		case *rules.UnitCorrected:
 			if d := dispute(x.Dispute); d != nil {
-				d.Corrections = append(d.Corrections, eventJSON(e))
+				d.Corrections = append(d.Corrections, eventJSON(e, desc))
 			}
 		case *rules.RetractRequested:
 			out.Retractions = append(out.Retractions, RetractionJSON{Request: x.Request, CommandID: x.CommandID, Versions: x.Versions,
-				Description: describe(e), RequestedBy: e.Actor, RequestedAt: e.Version, Status: rules.RetractPending})
+				Description: desc.describe(e), RequestedBy: e.Actor, RequestedAt: e.Version, Status: rules.RetractPending})
 		case *rules.RetractDeclined:
 			if q := retraction(x.Request); q != nil {
 				q.Status, q.AnsweredBy, q.AnsweredAt, q.Reason = rules.RetractStatusDeclined, e.Actor, e.Version, x.Reason

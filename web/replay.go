@@ -227,7 +227,7 @@ func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if wh.CanRead(e.Audience) {
-			ej := eventJSON(e)
+			ej := eventJSON(e, describer{cat: s.cat, lang: s.lang(r), measurement: st.Measurement})
 			b.Event = &ej
 		}
 	}

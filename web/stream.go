@@ -155,6 +155,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	fmt.Fprint(w, "retry: 2000\n\n")
+	desc := s.describer(r, key, backlog)
 	sent := after
 	send := func(e events.Envelope) error {
 		if e.Version <= sent {
@@ -164,7 +165,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 		if !wh.CanRead(e.Audience) {
 			return nil
 		}
-		data, err := json.Marshal(eventJSON(e))
+		data, err := json.Marshal(eventJSON(e, desc))
 		if err != nil {
 			return err
 		}

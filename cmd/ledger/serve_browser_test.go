@@ -138,6 +138,10 @@ func TestBrowserBattlePage(t *testing.T) {
 	if title, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`.battle h2`))); err != nil || title != "Поле боя" {
 		t.Errorf("Russian page: first heading %q (%v)", title, err)
 	}
+	// Its event log describes the events in Russian, from the catalogue.
+	if desc, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`li[data-type="unit.moved"] .desc`))); err != nil || !strings.Contains(desc, `33-ligne прошёл 6,0" за 1 действие`) {
+		t.Errorf("Russian page: the move described as %q (%v)", desc, err)
+	}
 	tablet, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)

@@ -309,12 +309,17 @@ type sseEvent struct {
 }
 
 // openStream connects to the battle's live stream and delivers its events
-// on a channel until the test ends.
-func openStream(t *testing.T, ts *testServer, token, lastID string) <-chan sseEvent {
+// on a channel until the test ends; query, if given, is added to the URL
+// ("lang=ru").
+func openStream(t *testing.T, ts *testServer, token, lastID string, query ...string) <-chan sseEvent {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	req, _ := http.NewRequestWithContext(ctx, "GET", ts.url+"/api/campaigns/demo/battles/b1/events/stream", nil)
+	url := ts.url + "/api/campaigns/demo/battles/b1/events/stream"
+	if len(query) > 0 {
+		url += "?" + strings.Join(query, "&")
+	}
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)

@@ -11,6 +11,10 @@
 // from the command that was refused. A template that names something the
 // refusal does not carry is not used: the English message is shown instead,
 // so a translation never drops a number.
+//
+// Event descriptions work the same way from templates "event.<type>" filled
+// from the event's payload (event.go: Catalogue.Event), English being the
+// rules' own words.
 package i18n
 
 import (
@@ -78,21 +82,26 @@ func (c *Catalogue) Text(lang, key string) string {
 	return key
 }
 
-// Page returns the texts the web page uses (every key not starting with
-// "refusal."), in lang with English filling any gap.
+// Page returns the texts the web page uses (every key but the refusals',
+// "refusal.", and the event descriptions', "event." and "term."), in lang
+// with English filling any gap.
 func (c *Catalogue) Page(lang string) map[string]string {
 	out := map[string]string{}
 	for k, v := range c.texts["en"] {
-		if !strings.HasPrefix(k, "refusal.") {
+		if pageKey(k) {
 			out[k] = v
 		}
 	}
 	for k, v := range c.texts[lang] {
-		if !strings.HasPrefix(k, "refusal.") {
+		if pageKey(k) {
 			out[k] = v
 		}
 	}
 	return out
+}
+
+func pageKey(k string) bool {
+	return !strings.HasPrefix(k, "refusal.") && !strings.HasPrefix(k, "event.") && !strings.HasPrefix(k, "term.")
 }
 
 // Keys returns the keys of lang's catalogue, sorted (for tests).

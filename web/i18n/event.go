@@ -1,0 +1,560 @@
+package i18n
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Event descriptions.
+//
+// English descriptions are the rules' own (rules.Describe, campaign.Describe).
+// Another language describes an event from its catalogue's template
+// "event.<type>", filled from the event's JSON payload, so that a
+// translation is text in ru.json, never strings in code:
+//
+//	{path}            a field, by dotted path ("to.center.x", "roll.total",
+//	                  "path.1.x" for a list's element); "." is the value at
+//	                  hand. A number prints in the language's format (at most
+//	                  two decimals, "6,5" in Russian), a list joined by ", ".
+//	{path:fmt:fmt}    formats, applied left to right:
+//	                    len, len2   a length with one (two) decimals in the
+//	                                battle's unit: 6,1" or 6,1 см
+//	                    1, 0        one decimal; a whole number
+//	                    deg         whole degrees: 90°
+//	                    pt          a point {x, y}: (24,0; 10,0)
+//	                    signed      +1, -1
+//	                    count       how many elements a list has (0 if absent)
+//	                    next        the number plus one
+//	                    plural=one|few|many
+//	                                the number and its noun in the right form
+//	                                (Russian: 1 действие, 2 действия, 5 действий)
+//	                    @prefix     the word the catalogue has for "prefix.<value>"
+//	                                (the value itself when it has none); each
+//	                                element of a list
+//	                    each=key|sep
+//	                                each element of a list (or an object, once),
+//	                                by template key, joined by sep (", " if none)
+//	                    short=N     the first N characters and "…"
+//	{?path}A{:}B{/}   A when the field is there and not false, 0, "" or empty,
+//	                  else B ({:}B is optional); {!path}A{/} the opposite;
+//	                  {?path=v}A{/} when the field's value is v ({!path=v}: is
+//	                  not), {?path=@other} when it equals another field's;
+//	                  {#path}A{/} when the field is there at all, even 0.
+//	{join=sep}A{|}B{|}C{/}
+//	                  the parts that are not empty, joined by sep.
+//
+// A template naming a field the payload lacks (outside a condition that
+// tests it) is not used: the English description is shown instead, so a
+// translation never drops a fact.
+
+// Event renders what an event records in lang: the English fallback
+// (rules.Describe's words) for English, for a language without a template
+// "event.<typ>", or when the template names a field the payload lacks.
+// measurement is the battle's ("in" or "cm") for lengths; "" prints bare
+// numbers (battle.created says its own).
+func (c *Catalogue) Event(lang, typ string, payload json.RawMessage, measurement, fallback string) string {
+	if lang == "en" || c == nil {
+		return fallback
+	}
+	tmpl, ok := c.texts[lang]["event."+typ]
+	if !ok {
+		return fallback
+	}
+	var root any
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	if err := dec.Decode(&root); err != nil {
+		return fallback
+	}
+	if measurement == "" {
+		if m, ok := lookup(root, "measurement").(string); ok {
+			measurement = m
+		}
+	}
+	r := &renderer{c: c, lang: lang, measurement: measurement}
+	out, ok := r.template(tmpl, root)
+	if !ok {
+		return fallback
+	}
+	return out
+}
+
+// HasEvent reports whether lang's catalogue has a template for typ.
+func (c *Catalogue) HasEvent(lang, typ string) bool {
+	_, ok := c.texts[lang]["event."+typ]
+	return ok
+}
+
+type renderer struct {
+	c           *Catalogue
+	lang        string
+	measurement string
+	depth       int
+}
+
+// node is a parsed template: literal text, a field, a condition or a join.
+type node struct {
+	text   string
+	field  string // path[:fmt...]
+	isText bool
+	// cond is "?path", "!path", "#path", "?path=v" or "!path=v";
+	// join is the separator of a join block.
+	cond, join string
+	isJoin     bool
+	then, els  []node
+	parts      [][]node
+}
+
+// parse reads nodes up to a closing tag; end is the tag that stopped it
+// ("/", ":", "|" or "" at the end of the text).
+func parse(s string, pos int) (nodes []node, next int, end string) {
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			nodes = append(nodes, node{text: lit.String(), isText: true})
+			lit.Reset()
+		}
+	}
+	for pos < len(s) {
+		ch := s[pos]
+		if ch != '{' {
+			lit.WriteByte(ch)
+			pos++
+			continue
+		}
+		j := strings.IndexByte(s[pos:], '}')
+		if j < 0 {
+			lit.WriteString(s[pos:])
+			pos = len(s)
+			break
+		}
+		tag := s[pos+1 : pos+j]
+		pos += j + 1
+		switch {
+		case tag == "/" || tag == ":" || tag == "|":
+			flush()
+			return nodes, pos, tag
+		case strings.HasPrefix(tag, "join="):
+			flush()
+			n := node{isJoin: true, join: tag[len("join="):]}
+			for {
+				part, p, e := parse(s, pos)
+				n.parts = append(n.parts, part)
+				pos = p
+				if e != "|" {
+					break
+				}
+			}
+			nodes = append(nodes, n)
+		case tag != "" && (tag[0] == '?' || tag[0] == '!' || tag[0] == '#'):
+			flush()
+			n := node{cond: tag}
+			var e string
+			n.then, pos, e = parse(s, pos)
+			if e == ":" {
+				n.els, pos, _ = parse(s, pos)
+			}
+			nodes = append(nodes, n)
+		default:
+			flush()
+			nodes = append(nodes, node{field: tag})
+		}
+	}
+	flush()
+	return nodes, pos, ""
+}
+
+// template renders the template text against the value at hand.
+func (r *renderer) template(tmpl string, at any) (string, bool) {
+	if r.depth > 8 {
+		return "", false
+	}
+	r.depth++
+	defer func() { r.depth-- }()
+	nodes, _, _ := parse(tmpl, 0)
+	var b strings.Builder
+	if !r.nodes(&b, nodes, at) {
+		return "", false
+	}
+	return b.String(), true
+}
+
+func (r *renderer) nodes(b *strings.Builder, nodes []node, at any) bool {
+	for _, n := range nodes {
+		switch {
+		case n.isText:
+			b.WriteString(n.text)
+		case n.isJoin:
+			var parts []string
+			for _, p := range n.parts {
+				var pb strings.Builder
+				if !r.nodes(&pb, p, at) {
+					return false
+				}
+				if s := strings.TrimSpace(pb.String()); s != "" {
+					parts = append(parts, pb.String())
+				}
+			}
+			b.WriteString(strings.Join(parts, n.join))
+		case n.cond != "":
+			branch := n.els
+			if r.test(n.cond, at) {
+				branch = n.then
+			}
+			if !r.nodes(b, branch, at) {
+				return false
+			}
+		default:
+			s, ok := r.field(n.field, at)
+			if !ok {
+				return false
+			}
+			b.WriteString(s)
+		}
+	}
+	return true
+}
+
+// test evaluates a condition tag.
+func (r *renderer) test(cond string, at any) bool {
+	kind, expr := cond[0], cond[1:]
+	path, want, eq := strings.Cut(expr, "=")
+	v := lookup(at, path)
+	if kind == '#' {
+		return v != nil
+	}
+	var ok bool
+	if eq {
+		s, isScalar := scalar(v)
+		if other, isField := strings.CutPrefix(want, "@"); isField {
+			want, eq = scalar(lookup(at, other))
+		}
+		ok = isScalar && eq && sameValue(s, want)
+	} else {
+		ok = truthy(v)
+	}
+	if kind == '!' {
+		return !ok
+	}
+	return ok
+}
+
+// field renders {path:fmt...}.
+func (r *renderer) field(spec string, at any) (string, bool) {
+	path, rest, _ := strings.Cut(spec, ":")
+	v := lookup(at, path)
+	var fmts []string
+	if rest != "" {
+		// each= and plural= take the rest of the tag: they may hold colons' neighbours.
+		for rest != "" {
+			if strings.HasPrefix(rest, "each=") || strings.HasPrefix(rest, "plural=") {
+				fmts = append(fmts, rest)
+				break
+			}
+			f, more, _ := strings.Cut(rest, ":")
+			fmts = append(fmts, f)
+			rest = more
+		}
+	}
+	if v == nil && !(len(fmts) > 0 && fmts[0] == "count") {
+		return "", false
+	}
+	for _, f := range fmts {
+		var ok bool
+		if v, ok = r.format(f, v); !ok {
+			return "", false
+		}
+	}
+	return r.text(v)
+}
+
+// format applies one format to a value; strings come out as strings.
+func (r *renderer) format(f string, v any) (any, bool) {
+	name, arg, _ := strings.Cut(f, "=")
+	switch name {
+	case "count":
+		switch x := v.(type) {
+		case nil:
+			return json.Number("0"), true
+		case []any:
+			return json.Number(strconv.Itoa(len(x))), true
+		case map[string]any:
+			return json.Number(strconv.Itoa(len(x))), true
+		}
+		return nil, false
+	case "each":
+		list, ok := v.([]any)
+		if m, isObject := v.(map[string]any); isObject {
+			list, ok = []any{m}, true
+		}
+		if !ok {
+			return nil, false
+		}
+		key, sep, hasSep := strings.Cut(arg, "|")
+		if !hasSep {
+			sep = ", "
+		}
+		tmpl, ok := r.c.texts[r.lang][key]
+		if !ok {
+			return nil, false
+		}
+		parts := make([]string, 0, len(list))
+		for _, el := range list {
+			s, ok := r.template(tmpl, el)
+			if !ok {
+				return nil, false
+			}
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, sep), true
+	case "short":
+		s, ok := v.(string)
+		n, err := strconv.Atoi(arg)
+		if !ok || err != nil {
+			return nil, false
+		}
+		if utf8.RuneCountInString(s) > n {
+			s = string([]rune(s)[:n])
+		}
+		return s + "…", true
+	case "pt":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		x, okx := number(m["x"])
+		y, oky := number(m["y"])
+		if !okx || !oky {
+			return nil, false
+		}
+		sep := ", "
+		if r.decimalComma() {
+			sep = "; "
+		}
+		return "(" + r.fixed(x, 1) + sep + r.fixed(y, 1) + ")", true
+	}
+	if strings.HasPrefix(name, "@") {
+		word := func(x any) (string, bool) {
+			s, ok := scalar(x)
+			if !ok {
+				return "", false
+			}
+			if w, ok := r.c.texts[r.lang][name[1:]+"."+s]; ok {
+				return w, true
+			}
+			return s, true
+		}
+		if list, ok := v.([]any); ok {
+			words := make([]string, 0, len(list))
+			for _, x := range list {
+				w, ok := word(x)
+				if !ok {
+					return nil, false
+				}
+				words = append(words, w)
+			}
+			return strings.Join(words, ", "), true
+		}
+		return word(v)
+	}
+	x, ok := number(v)
+	if !ok {
+		return nil, false
+	}
+	switch name {
+	case "len", "len2":
+		d := 1
+		if name == "len2" {
+			d = 2
+		}
+		s := r.fixed(x, d)
+		switch r.measurement {
+		case "cm":
+			if r.lang == "ru" {
+				return s + " см", true
+			}
+			return s + " cm", true
+		case "in":
+			return s + `"`, true
+		}
+		return s, true
+	case "next":
+		return json.Number(strconv.FormatFloat(x+1, 'f', -1, 64)), true
+	case "1":
+		return r.fixed(x, 1), true
+	case "0":
+		return r.fixed(x, 0), true
+	case "deg":
+		return r.fixed(x, 0) + "°", true
+	case "signed":
+		s := r.num(x)
+		if x > 0 {
+			s = "+" + s
+		}
+		return s, true
+	case "plural":
+		forms := strings.Split(arg, "|")
+		if len(forms) == 0 || arg == "" {
+			return nil, false
+		}
+		return r.num(x) + " " + pluralForm(r.lang, x, forms), true
+	}
+	return nil, false
+}
+
+// text renders a value that every format has been applied to.
+func (r *renderer) text(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil {
+			return "", false
+		}
+		return r.num(f), true
+	case []any:
+		parts := make([]string, 0, len(x))
+		for _, el := range x {
+			s, ok := r.text(el)
+			if !ok {
+				return "", false
+			}
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, ", "), true
+	}
+	return "", false
+}
+
+func (r *renderer) decimalComma() bool { return r.lang == "ru" }
+
+// num is Number in the language's format.
+func (r *renderer) num(v float64) string {
+	s := Number(v)
+	if r.decimalComma() {
+		s = strings.ReplaceAll(s, ".", ",")
+	}
+	return s
+}
+
+// fixed prints v with d decimals in the language's format.
+func (r *renderer) fixed(v float64, d int) string {
+	s := strconv.FormatFloat(v, 'f', d, 64)
+	if strings.Trim(s, "-0.") == "" {
+		s = strings.TrimPrefix(s, "-")
+	}
+	if r.decimalComma() {
+		s = strings.ReplaceAll(s, ".", ",")
+	}
+	return s
+}
+
+// pluralForm picks the noun's form for v: forms are one|few|many (Russian)
+// or one|other.
+func pluralForm(lang string, v float64, forms []string) string {
+	pick := func(i int) string {
+		if i >= len(forms) {
+			i = len(forms) - 1
+		}
+		return forms[i]
+	}
+	if v != math.Trunc(v) {
+		return pick(1)
+	}
+	n := int64(math.Abs(v))
+	if lang != "ru" {
+		if n == 1 {
+			return pick(0)
+		}
+		return pick(1)
+	}
+	switch {
+	case n%10 == 1 && n%100 != 11:
+		return pick(0)
+	case n%10 >= 2 && n%10 <= 4 && (n%100 < 12 || n%100 > 14):
+		return pick(1)
+	}
+	return pick(2)
+}
+
+// lookup walks a dotted path through decoded JSON; nil when absent.
+func lookup(v any, path string) any {
+	if path == "." || path == "" {
+		return v
+	}
+	for _, seg := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[seg]
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+		if v == nil {
+			return nil
+		}
+	}
+	return v
+}
+
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case json.Number:
+		f, err := x.Float64()
+		return err == nil && f != 0
+	case []any:
+		return len(x) > 0
+	case map[string]any:
+		return len(x) > 0
+	}
+	return true
+}
+
+// sameValue compares two scalars' texts, numbers by value (2 == 2.0).
+func sameValue(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, errx := strconv.ParseFloat(a, 64)
+	y, erry := strconv.ParseFloat(b, 64)
+	return errx == nil && erry == nil && x == y
+}
+
+func scalar(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case json.Number:
+		return x.String(), true
+	case bool:
+		return strconv.FormatBool(x), true
+	}
+	return "", false
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
