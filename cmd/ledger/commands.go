@@ -127,18 +127,19 @@ func (c *cli) submit(req campaign.Request) error {
 	if err := app.CatchUp(c.ctx, nil); err != nil {
 		return err
 	}
-	return c.printOutcome(out)
+	return c.printOutcome(app, out)
 }
 
-func (c *cli) printOutcome(out campaign.Outcome) error {
+func (c *cli) printOutcome(app *App, out campaign.Outcome) error {
 	if c.output == "json" {
 		return writeJSON(c.stdout, out)
 	}
 	if out.Duplicate {
 		fmt.Fprintf(c.stdout, "already applied (command %s); recorded events:\n", out.Events[0].CommandID)
 	}
+	words := c.eventWords(app)
 	for _, e := range out.Events {
-		fmt.Fprintf(c.stdout, "  %s v%d %-18s %s\n", e.Key(), e.Version, e.Type, describe(e))
+		fmt.Fprintf(c.stdout, "  %s v%d %-18s %s\n", e.Key(), e.Version, e.Type, words.describe(e))
 	}
 	return nil
 }

@@ -52,12 +52,13 @@ func (c *cli) playScenario(app *App, sc *campaign.Scenario) error {
 		fmt.Fprintf(c.stdout, "== %s\n", firstOf(sc.Name, sc.ID))
 	}
 	var results []stepJSON
+	words := c.eventWords(app)
 	err := sc.Play(c.ctx, app.Service, func(r campaign.StepResult) {
 		if c.output == "json" {
 			results = append(results, toStepJSON(r))
 			return
 		}
-		c.printStep(r)
+		c.printStep(r, words)
 	})
 	if cerr := app.CatchUp(c.ctx, nil); cerr != nil && err == nil {
 		err = cerr
@@ -91,7 +92,7 @@ func toStepJSON(r campaign.StepResult) stepJSON {
 	return s
 }
 
-func (c *cli) printStep(r campaign.StepResult) {
+func (c *cli) printStep(r campaign.StepResult, words *eventWords) {
 	if r.Step.Note != "" {
 		fmt.Fprintf(c.stdout, "\n-- %s\n", strings.TrimSpace(r.Step.Note))
 	}
@@ -107,7 +108,7 @@ func (c *cli) printStep(r campaign.StepResult) {
 		fmt.Fprintf(c.stdout, "   error: %v\n", r.Err)
 	default:
 		for _, e := range r.Outcome.Events {
-			fmt.Fprintf(c.stdout, "   v%-3d %-18s %s\n", e.Version, e.Type, describe(e))
+			fmt.Fprintf(c.stdout, "   v%-3d %-18s %s\n", e.Version, e.Type, words.describe(e))
 		}
 	}
 	if r.Mismatch != "" {

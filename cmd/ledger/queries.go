@@ -99,8 +99,9 @@ func (c *cli) logCommand() *cobra.Command {
 			} else {
 				tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
 				fmt.Fprintln(tw, "V\tSEQ\tTIME\tACTOR\tTYPE\tWHAT")
+				words := c.eventWords(app)
 				for _, e := range evs {
-					fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", e.Version, e.Sequence, e.Time.Format("15:04:05"), e.Actor, e.Type, describe(e))
+					fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", e.Version, e.Sequence, e.Time.Format("15:04:05"), e.Actor, e.Type, words.describe(e))
 				}
 				tw.Flush()
 				if chainErr == nil {
