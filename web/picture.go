@@ -78,23 +78,11 @@ func chargeOverlay(tl *projections.Timeline, v uint64, view func(*rules.State) (
 // event, and the overlay is drawn when the event at N is a charge.declared
 // the caller may read. Units that changed at event N are marked "moved".
 func (s *Server) handleBattlefield(w http.ResponseWriter, r *http.Request) {
-	wh, key, err := s.battleKey(r)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
+	wh, key, tl, last, ok := s.battleTimeline(w, r)
+	if !ok {
 		return
 	}
-	tl, err := s.timelines.get(r.Context(), s.opts.Log, key)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
-		return
-	}
-	tl.mu.RLock()
 	defer tl.mu.RUnlock()
-	last := tl.tl.Len()
-	if last == 0 {
-		s.writeError(w, r, notFound("no battle "+key.String()), noVars)
-		return
-	}
 	view := func(st *rules.State) (*rules.State, error) { return s.view(r.Context(), key, st, wh.Principal) }
 	readable := func(v uint64) (events.Envelope, bool) {
 		e, _, err := tl.tl.Event(v)

@@ -178,28 +178,41 @@ func (t *timelines) get(ctx context.Context, log events.Log, key events.Key) (*t
 	return tl, nil
 }
 
+// battleTimeline resolves the request's battle and who asks and returns the
+// battle's timeline read-locked (the caller unlocks tl.mu) with its last
+// version. It answers the error itself, and ok is false, when the battle is
+// unknown or has no events.
+func (s *Server) battleTimeline(w http.ResponseWriter, r *http.Request) (who, events.Key, *timeline, uint64, bool) {
+	wh, key, err := s.battleKey(r)
+	if err != nil {
+		s.writeError(w, r, err, noVars)
+		return wh, key, nil, 0, false
+	}
+	tl, err := s.timelines.get(r.Context(), s.opts.Log, key)
+	if err != nil {
+		s.writeError(w, r, err, noVars)
+		return wh, key, nil, 0, false
+	}
+	tl.mu.RLock()
+	last := tl.tl.Len()
+	if last == 0 {
+		tl.mu.RUnlock()
+		s.writeError(w, r, notFound("no battle "+key.String()), noVars)
+		return wh, key, nil, 0, false
+	}
+	return wh, key, tl, last, true
+}
+
 // handleReplay answers with the board after event ?version=N (default: the
 // last), folded from the log through rules.Apply (projections.Timeline), as
 // the caller may see it: every replayed state goes through the same view as
 // the state (view).
 func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
-	wh, key, err := s.battleKey(r)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
+	wh, key, tl, last, ok := s.battleTimeline(w, r)
+	if !ok {
 		return
 	}
-	tl, err := s.timelines.get(r.Context(), s.opts.Log, key)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
-		return
-	}
-	tl.mu.RLock()
 	defer tl.mu.RUnlock()
-	last := tl.tl.Len()
-	if last == 0 {
-		s.writeError(w, r, notFound("no battle "+key.String()), noVars)
-		return
-	}
 	v, err := uintParam(r, "version", last)
 	if err != nil {
 		s.writeError(w, r, err, noVars)
