@@ -16,7 +16,7 @@ import (
 
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/projections/sqlite"
+	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/rules"
 	"github.com/clubledger/ledger/web/i18n"
 )
@@ -55,7 +55,7 @@ type Person struct {
 // CampaignJSON is GET /api/campaigns/{c}: the projected campaign, its
 // people and who is asking.
 type CampaignJSON struct {
-	sqlite.CampaignView
+	projections.CampaignView
 	People []Person `json:"people"`
 	You    Person   `json:"you"`
 }
@@ -83,10 +83,10 @@ func (s *Server) handleCampaign(w http.ResponseWriter, r *http.Request) {
 		out.People = append(out.People, Person{Player: p.ID, Name: p.Name, Role: p.Role, Side: p.Side})
 	}
 	if v.Sides == nil {
-		out.Sides = []sqlite.SideView{}
+		out.Sides = []projections.SideView{}
 	}
 	if v.Battles == nil {
-		out.Battles = []sqlite.CampaignBattle{}
+		out.Battles = []projections.CampaignBattle{}
 	}
 	writeJSON(w, http.StatusOK, out)
 }

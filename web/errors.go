@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/projections/sqlite"
+	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/rules"
 	"github.com/clubledger/ledger/web/i18n"
 )
@@ -94,7 +94,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error, v
 		if ae.detail != "" {
 			out.Message += " (" + ae.detail + ")"
 		}
-	case errors.Is(err, sqlite.ErrNotFound):
+	case errors.Is(err, projections.ErrNotFound):
 		out = errorJSON{Status: http.StatusNotFound, Code: "not_found", Message: s.cat.Text(lang, "error.not_found")}
 	case errors.Is(err, events.ErrConflict):
 		out = errorJSON{Status: http.StatusConflict, Code: "conflict", Message: s.cat.Text(lang, "error.conflict")}

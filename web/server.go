@@ -12,19 +12,17 @@ import (
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/projections"
-	"github.com/clubledger/ledger/projections/sqlite"
 	"github.com/clubledger/ledger/web/i18n"
 )
 
-// ReadModel is what the API reads from the projection. *sqlite.DB
-// implements it; the projector feeds the same value as a Projection.
+// ReadModel is what the API reads from the projection. The SQLite
+// projection (*sqlite.DB, wired in cmd/ledger) implements it; the projector
+// feeds the same value as a Projection.
 type ReadModel interface {
 	projections.Projection
-	Battle(ctx context.Context, key events.Key) (sqlite.BattleView, error)
-	Campaign(ctx context.Context, id string) (sqlite.CampaignView, error)
+	Battle(ctx context.Context, key events.Key) (projections.BattleView, error)
+	Campaign(ctx context.Context, id string) (projections.CampaignView, error)
 }
-
-var _ ReadModel = (*sqlite.DB)(nil)
 
 // Options are what a Server needs.
 type Options struct {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/config"
+	"github.com/clubledger/ledger/projections/sqlite"
 	"github.com/clubledger/ledger/web"
 )
 
@@ -26,6 +27,9 @@ func init() {
 		func(c *cli) *cobra.Command { return c.playerCommand() },
 	)
 }
+
+// The SQLite projection is what the web server reads.
+var _ web.ReadModel = (*sqlite.DB)(nil)
 
 // ServeOptions tune Serve beyond the configuration.
 type ServeOptions struct {
