@@ -59,14 +59,14 @@ event in words. --at 0 is the empty state before the first event; without
 			if c.output == "json" {
 				return writeJSON(c.stdout, s)
 			}
-			return c.printReplay(key, tl, v, s)
+			return c.printReplay(app, key, tl, v, s)
 		},
 	}
 	cmd.Flags().Int64Var(&at, "at", 0, "the event version to stop after (default: the last)")
 	return cmd
 }
 
-func (c *cli) printReplay(key events.Key, tl *projections.Timeline, v uint64, s *rules.State) error {
+func (c *cli) printReplay(app *App, key events.Key, tl *projections.Timeline, v uint64, s *rules.State) error {
 	unit := "\""
 	if s.Measurement == "cm" {
 		unit = " cm"
@@ -78,12 +78,12 @@ func (c *cli) printReplay(key events.Key, tl *projections.Timeline, v uint64, s 
 	fmt.Fprintf(c.stdout, "%s %q at event %d of %d: %s, turn %d, %s phase of %s (table %g x %g%s)\n",
 		key, s.Name, v, tl.Len(), status, s.Turn, orDash(s.Phase), orDash(s.Phasing), s.Table.Width, s.Table.Depth, unit)
 	if v > 0 {
-		e, ev, err := tl.Event(v)
+		e, _, err := tl.Event(v)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(c.stdout, "event %d (log sequence %d) %s by %s at %s: %s\n",
-			v, e.Sequence, e.Type, e.Actor, e.Time.UTC().Format("2006-01-02 15:04:05"), rules.Describe(ev))
+			v, e.Sequence, e.Type, e.Actor, e.Time.UTC().Format("2006-01-02 15:04:05"), c.eventWords(app).describe(e))
 	}
 	fmt.Fprintln(c.stdout)
 	units := make([]*rules.Unit, 0, len(s.Units))
