@@ -8,6 +8,7 @@ func (s *Server) routes() {
 	const c, b = "/api/campaigns/{campaign}", "/api/campaigns/{campaign}/battles/{battle}"
 
 	m.HandleFunc("GET /healthz", s.handleHealth)
+	m.HandleFunc("POST /api/admin/projections/rebuild", s.handleRebuild)
 
 	m.HandleFunc("GET "+c, s.handleCampaign)
 	m.HandleFunc("GET "+c+"/events", s.handleCampaignEvents)

@@ -39,6 +39,10 @@ type Options struct {
 	// create campaigns and acts as umpire on every campaign. Empty: campaigns
 	// are created with the CLI only.
 	AdminToken string
+	// Rebuild, when set, rebuilds the projection from the log aside and
+	// swaps it in under the running projector (POST
+	// /api/admin/projections/rebuild, admin token only).
+	Rebuild func(ctx context.Context) error
 	// Logger receives internal errors (never shown to clients). Default slog.Default().
 	Logger *slog.Logger
 	// ProjectionWait bounds how long an accepted command waits for the

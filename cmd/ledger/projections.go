@@ -142,7 +142,7 @@ ledger serve, has the projection open: see docs/projections.md.`,
 			}
 			if err := app.DB.Swap(c.ctx, aside); err != nil {
 				if errors.Is(err, sqlite.ErrInUse) {
-					return fmt.Errorf("%w; the rebuilt projection is kept in %s and the next rebuild swaps it in", err, aside)
+					return fmt.Errorf("%w; a running `ledger serve` rebuilds its own projection without stopping: POST /api/admin/projections/rebuild with its admin token (docs/api.md); or stop it and run this again: the rebuilt projection is kept in %s and the next rebuild swaps it in", err, aside)
 				}
 				return err
 			}

@@ -91,6 +91,13 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 		return nil, err
 	}
 	srv, err := web.New(web.Options{
+		Rebuild: func(ctx context.Context) error {
+			aside := sqlite.AsidePath(app.DB.Path())
+			if err := sqlite.Build(ctx, app.Log, aside, sqlite.BuildOptions{Fresh: true}); err != nil {
+				return err
+			}
+			return app.DB.SwapWhileProjecting(ctx, aside, app.Log)
+		},
 		Service:    app.Service,
 		Log:        app.Log,
 		Read:       app.DB,

@@ -96,6 +96,42 @@ func (d *DB) journalDelete(ctx context.Context) error {
 func (d *DB) Swap(ctx context.Context, built string) error {
 	d.apply.Lock()
 	defer d.apply.Unlock()
+	return d.swapLocked(ctx, built)
+}
+
+// SwapWhileProjecting swaps in the file Build made at built while a
+// projector keeps running on d in this process (`ledger serve`): holding
+// the projector's lock, it first brings the built file up to d's own
+// checkpoint from log, so that no event d has applied is missing from the
+// new file, then swaps. The projector then goes on where it was; events
+// the new file already holds are skipped by its checkpoint.
+func (d *DB) SwapWhileProjecting(ctx context.Context, built string, log events.Log) error {
+	d.apply.Lock()
+	defer d.apply.Unlock()
+	cp, err := d.Checkpoint(ctx)
+	if err != nil {
+		return err
+	}
+	b, err := OpenWith(built, Options{Registry: d.Registry()})
+	if err != nil {
+		return err
+	}
+	if err := projections.Run(ctx, log, b, projections.RunOptions{Until: cp}); err != nil {
+		b.Close()
+		return fmt.Errorf("sqlite: catch the rebuilt file up to %d: %w", cp, err)
+	}
+	if err := b.journalDelete(ctx); err != nil {
+		b.Close()
+		return fmt.Errorf("sqlite: close the rebuilt file: %w", err)
+	}
+	if err := b.Close(); err != nil {
+		return err
+	}
+	return d.swapLocked(ctx, built)
+}
+
+// swapLocked is Swap with the projector's lock held.
+func (d *DB) swapLocked(ctx context.Context, built string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, err := os.Stat(built); err != nil {

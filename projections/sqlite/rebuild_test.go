@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -361,5 +362,75 @@ func TestMigrationToTheCampaignViewReplays(t *testing.T) {
 	sv, err := db.Standings(ctx, "synth")
 	if err != nil || len(sv.Sides) != 2 || len(sv.Battles) == 0 || sv.Sides[0].Played != len(sv.Battles) {
 		t.Fatalf("standings after the migration: %+v %v", sv, err)
+	}
+}
+
+// TestSwapWhileProjecting is `ledger serve`'s rebuild: the projection is
+// built aside while the live projector keeps following the log, more events
+// arrive, the built file is swapped in under the running projector (caught
+// up to its checkpoint first), and still more events arrive after. The live
+// projection then equals a clean rebuild: nothing was lost or applied
+// twice across the swap.
+func TestSwapWhileProjecting(t *testing.T) {
+	ctx := context.Background()
+	log, _ := filledLog(t, 1500)
+	dir := t.TempDir()
+	live := filepath.Join(dir, "ledger.db")
+	db := mustOpen(t, live)
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- projections.Run(runCtx, log, db, projections.RunOptions{Follow: true}) }()
+	caughtUp := func() {
+		t.Helper()
+		last, err := log.LastSequence(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jstest.CheckFor(t, 20*time.Second, 10*time.Millisecond, func() error {
+			cp, err := db.Checkpoint(ctx)
+			if err != nil {
+				return err
+			}
+			if cp != last {
+				return fmt.Errorf("checkpoint %d of %d", cp, last)
+			}
+			return nil
+		})
+	}
+	more := func(campaign string, n int) {
+		t.Helper()
+		if _, err := projtest.Fill(ctx, log, projtest.FillOptions{Events: n, Campaign: campaign, Turns: 8}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	caughtUp()
+	aside := sqlite.AsidePath(live)
+	if err := sqlite.Build(ctx, log, aside, sqlite.BuildOptions{Fresh: true}); err != nil {
+		t.Fatal(err)
+	}
+	more("during", 1500) // the built file is now behind the live one
+	caughtUp()
+	if err := db.SwapWhileProjecting(ctx, aside, log); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(aside); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the built file is still there: %v", err)
+	}
+	more("after", 1000)
+	caughtUp()
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	clean := filepath.Join(dir, "clean.db")
+	if err := sqlite.Build(ctx, log, clean, sqlite.BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	diffs, err := db.Compare(ctx, mustOpen(t, clean))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		t.Error(d.Detail)
 	}
 }
