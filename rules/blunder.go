@@ -35,9 +35,10 @@ const blunderSearchSteps = 50
 //     stops where going on would leave the table (K.3), touch a friend (K.1)
 //     or come within the gap of an enemy (C.9, K.2); the event says why.
 //   - hold: the unit stays.
-//   - charge: the unit charges the nearest enemy (base to base) with one
-//     move when the engine can verify the charge simply (as unit.charge),
-//     else it advances.
+//   - charge: the unit charges the nearest enemy (base to base) when the
+//     charge rules allow it, judged exactly as unit.charge is (judgeCharge:
+//     K.4-K.8, with the K.9 pushes recorded as charge.pushed_back), else
+//     it advances and the event says why.
 //
 // Units of a group blunder one after another, in the order's order, each
 // seeing where the previous ones ended.
@@ -63,13 +64,20 @@ func carryOutBlunder(s *State, units []*Unit, b *BlunderResult) []Event {
 			dir = u.Base.Forward()
 			if e := work.nearestEnemy(u); e != nil && per > 0 {
 				ev.Target = e.ID
-				if cp := planCharge(work, u, e, per); cp.reason == "" {
-					ev.To, ev.Distance, ev.Contact = cp.to, round6(cp.dist), true
+				// The same charge rules as unit.charge (K.4-K.9): the
+				// blunder charges if that charge is possible.
+				if o, r := judgeCharge(work, u, e, per); r == nil {
+					ev.To, ev.Distance, ev.Contact = o.to, round6(geom.PathLength(o.path)), true
 					out = append(out, ev)
 					Apply(work, ev)
+					for _, p := range o.pushed {
+						pev := &ChargePushedBack{Turn: s.Turn, Unit: p.unit, Charger: u.ID, Target: e.ID, From: p.from, To: p.to, Distance: round6(p.distance), Full: p.full}
+						out = append(out, pev)
+						Apply(work, pev)
+					}
 					continue
 				} else {
-					ev.Stopped = "no simple charge on " + e.ID + " (" + cp.reason + "): advances instead"
+					ev.Stopped = "cannot charge " + e.ID + " (" + r.Rule + ": " + r.Message + "): advances instead"
 				}
 			}
 		default: // hold

@@ -1,81 +1,8 @@
 package rules
 
 import (
-	"fmt"
-	"math"
-
 	"github.com/clubledger/ledger/rules/geom"
 )
-
-// chargePlan is a charge the engine tried to verify simply.
-type chargePlan struct {
-	to   geom.Base
-	side geom.Arc
-	dist float64 // the leader point's straight path to contact
-	// reason is empty when the charge is verified into contact; outOfReach
-	// marks the one reason that is a refusal rather than a pending charge.
-	reason     string
-	outOfReach bool
-}
-
-// planCharge checks a charge of u on target with reach the simple way, for
-// the blunder table's "charge the nearest enemy if able" (C.5, blunder.go);
-// unit.charge uses the full charge rules (judgeCharge, charge_path.go): the charger ends flush against the side of the
-// target its leader point is in (geom.FlushAgainst), its leader point's
-// straight path within reach (C.17 distance of the actions used), the target
-// in its front arc (K.4), one turn on the spot at the start of at most the
-// ruleset's charge turn (K.5), then a straight slide that leaves the table
-// nowhere (K.3), touches no friend (K.1) and passes no other enemy within
-// the gap (K.2). Anything else makes the blunder advance instead.
-func planCharge(s *State, u, target *Unit, reach float64) chargePlan {
-	rs, m := s.Ruleset, s.Measurement
-	rule, err := geom.ParseArcRule(rs.Contact.Arcs)
-	if err != nil {
-		rule = geom.DefaultArcRule
-	}
-	side := geom.ArcOf(target.Base, u.Base.LeaderPoint(), rule)
-	to := geom.FlushAgainst(u.Base, target.Base, side)
-	p := chargePlan{to: to, side: side, dist: geom.Dist(u.Base.LeaderPoint(), to.LeaderPoint())}
-	if p.dist > reach+geom.Eps {
-		p.reason, p.outOfReach = fmt.Sprintf("%s is %s away, the reach is %s", target.ID, fmtMeasured(p.dist, reach, m), fmtLen(reach, m)), true
-		return p
-	}
-	if !geom.InFrontArc(u.Base, target.Base, rule) {
-		p.reason = fmt.Sprintf("%s is not in %s's front arc (K.4)", target.ID, u.ID)
-		return p
-	}
-	turn := geom.TurnDeg(u.Base.Facing, to.Facing)
-	if math.Abs(turn) > rs.Contact.ChargeMaxTurnDegrees+geom.Eps {
-		p.reason = fmt.Sprintf("contact needs a turn of %.0f°, more than %.0f° (K.5)", math.Abs(turn), rs.Contact.ChargeMaxTurnDegrees)
-		return p
-	}
-	if !s.Table.Contains(to) {
-		p.reason = "contact would leave the table (K.3)"
-		return p
-	}
-	turned := geom.Rotate(u.Base, u.Base.Center, turn)
-	gap := rs.Contact.Gap.For(m)
-	for _, id := range s.sortedUnitIDs() {
-		o := s.Units[id]
-		if id == u.ID || id == target.ID || !o.active() {
-			continue
-		}
-		d := geom.RotatingDistance(u.Base, u.Base.Center, turn, o.Base)
-		if d2, _ := geom.MinDistanceAlongPath(turned, []geom.Vec{to.Center}, to.Facing, o.Base); d2 < d {
-			d = d2
-		}
-		start := geom.Distance(u.Base, o.Base)
-		if o.Side == u.Side && d <= geom.ContactTolerance && start > geom.ContactTolerance {
-			p.reason = fmt.Sprintf("friendly unit %s is in the way (K.1)", o.ID)
-			return p
-		}
-		if o.Side != u.Side && d < math.Min(gap, start)-geom.Eps {
-			p.reason = fmt.Sprintf("enemy unit %s is in the way (K.2)", o.ID)
-			return p
-		}
-	}
-	return p
-}
 
 // decideCharge judges unit.charge: a charge is an action (C.6) of a unit
 // whose order said "charge" (C.9), or that follows its general (C.13), or

@@ -134,10 +134,17 @@ func TestRulesC(t *testing.T) {
 					t.Fatalf("%s", eventsJSON(t, evs))
 				}
 			}},
-		{rule: "C.5", name: "6+6 then 6: no simple charge, advances instead", near: true, when: order("r1-gen", `"r1-inf1"`, mv, 6, 6, 6),
+		{rule: "C.5", name: "6+6 then 6: charges the nearest enemy by the charge rules (K.4-K.8)", near: true, when: order("r1-gen", `"r1-inf1"`, mv, 6, 6, 6),
 			check: func(t *testing.T, evs []Event, s *State) {
 				b := findEvent[*BlunderCarriedOut](evs)
-				if b.Target != "b1-inf1" || b.Contact || b.Distance != 6 || !strings.Contains(b.Stopped, "advances instead") {
+				if b.Target != "b1-inf1" || !b.Contact || b.Stopped != "" || !geom.Touching(s.Units["r1-inf1"].Base, s.Units["b1-inf1"].Base) {
+					t.Fatalf("%s", eventsJSON(t, evs))
+				}
+			}},
+		{rule: "C.5", name: "6+6 then 6, the enemy beyond twice the speed: advances instead", when: order("r1-gen", `"r1-inf1"`, mv, 6, 6, 6),
+			check: func(t *testing.T, evs []Event, s *State) {
+				b := findEvent[*BlunderCarriedOut](evs)
+				if b.Target == "" || b.Contact || b.Distance != 6 || !strings.Contains(b.Stopped, "K.4") || !strings.Contains(b.Stopped, "advances instead") {
 					t.Fatalf("%s", eventsJSON(t, evs))
 				}
 			}},
