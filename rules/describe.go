@@ -36,11 +36,11 @@ func Describe(e Event) string {
 	case *BattleStarted:
 		return fmt.Sprintf("battle started; %s has the first turn", ev.FirstSide)
 	case *TurnStarted:
-		return fmt.Sprintf("turn %d: %s's %s phase", ev.Turn, ev.Side, ev.Phase)
+		return fmt.Sprintf("turn %d: the %s phase of %s", ev.Turn, ev.Phase, ev.Side)
 	case *PhaseEnded:
-		return fmt.Sprintf("turn %d: %s's %s phase ended", ev.Turn, ev.Side, ev.Phase)
+		return fmt.Sprintf("turn %d: the %s phase of %s ended", ev.Turn, ev.Phase, ev.Side)
 	case *PhaseStarted:
-		return fmt.Sprintf("turn %d: %s's %s phase", ev.Turn, ev.Side, ev.Phase)
+		return fmt.Sprintf("turn %d: the %s phase of %s", ev.Turn, ev.Phase, ev.Side)
 	case *DiceRolled:
 		vals := make([]string, len(ev.Values))
 		for i, v := range ev.Values {

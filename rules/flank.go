@@ -784,7 +784,7 @@ func decideFlankDeclare(s *State, c *DeclareFlankMarch, dice Dice) ([]Event, *Re
 		return nil, refuse(RuleInput, "bad_edge", "%v", err), nil
 	}
 	if c.Side != s.Phasing || s.Phase != PhaseCommand {
-		return nil, refuse("F.1", "not_own_command_phase", "a flank march is declared in the command phase of the side's own turn; it is turn %d, %s's %s phase", s.Turn, s.Phasing, s.Phase).with("turn", s.Turn), nil
+		return nil, refuse("F.1", "not_own_command_phase", "a flank march is declared in the command phase of the side's own turn; it is turn %d, the %s phase of %s", s.Turn, s.Phase, s.Phasing).with("turn", s.Turn), nil
 	}
 	if c.Orders != nil {
 		return nil, refuse("F.1", "orders_in_open", "the flank march's orders must be sealed by the service, never given to the rules (or the log) in the open"), nil

@@ -18,7 +18,7 @@ func generalInMovement(s *State, id string) (commanderRef, *Refusal) {
 		return g, refuse(RuleInput, "unknown_general", "no general or commander-in-chief %q in this battle", id)
 	}
 	if s.Phase != PhaseMovement {
-		return g, refuse("M.2", "not_movement_phase", "generals move, join and leave units in the movement phase; it is turn %d, %s's %s phase", s.Turn, s.Phasing, s.Phase).with("turn", s.Turn)
+		return g, refuse("M.2", "not_movement_phase", "generals move, join and leave units in the movement phase; it is turn %d, the %s phase of %s", s.Turn, s.Phase, s.Phasing).with("turn", s.Turn)
 	}
 	if r := s.checkMover(g.Side.ID); r != nil {
 		return g, r

@@ -19,7 +19,7 @@ func initiativeUnit(s *State, id string) (*Unit, UnitTurn, *Refusal) {
 		return nil, UnitTurn{}, refuse(RuleInput, "unknown_unit", "no unit %q in this battle", id)
 	}
 	if u.Side != s.Phasing || s.Phase != PhaseCommand {
-		return nil, UnitTurn{}, refuse("T.2", "not_command_phase", "initiative is taken in the command phase of the phasing side; it is turn %d, %s's %s phase, and %s is of %s", s.Turn, s.Phasing, s.Phase, u.ID, u.Side).with("turn", s.Turn)
+		return nil, UnitTurn{}, refuse("T.2", "not_command_phase", "initiative is taken in the command phase of the phasing side; it is turn %d, the %s phase of %s, and %s is of %s", s.Turn, s.Phase, s.Phasing, u.ID, u.Side).with("turn", s.Turn)
 	}
 	if !u.active() {
 		return nil, UnitTurn{}, refuse("T.4", "unit_inactive", "unit %s is %s and cannot act", u.ID, u.Status)

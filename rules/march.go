@@ -32,7 +32,7 @@ func decideHandOver(s *State, c *HandOverMovement) ([]Event, *Refusal) {
 		return nil, r
 	}
 	if s.Phase != PhaseMovement {
-		return nil, refuse("T.3", "not_movement_phase", "the movement phase is handed over in the movement phase; it is turn %d, %s's %s phase", s.Turn, s.Phasing, s.Phase).with("turn", s.Turn)
+		return nil, refuse("T.3", "not_movement_phase", "the movement phase is handed over in the movement phase; it is turn %d, the %s phase of %s", s.Turn, s.Phase, s.Phasing).with("turn", s.Turn)
 	}
 	if r := s.checkMover(c.Side); r != nil {
 		return nil, r
@@ -86,7 +86,7 @@ func decideDeclareMarch(s *State, c *DeclareMarch, dice Dice) ([]Event, *Refusal
 		return nil, refuse(RuleInput, "unknown_brigade", "no brigade %q in this battle", c.Brigade), nil
 	}
 	if s.Phase != PhaseMovement {
-		return nil, refuse("T.3", "not_movement_phase", "tactical marches are made in the movement phase; it is turn %d, %s's %s phase", s.Turn, s.Phasing, s.Phase).with("turn", s.Turn), nil
+		return nil, refuse("T.3", "not_movement_phase", "tactical marches are made in the movement phase; it is turn %d, the %s phase of %s", s.Turn, s.Phase, s.Phasing).with("turn", s.Turn), nil
 	}
 	if r := s.checkMover(sd.ID); r != nil {
 		return nil, r, nil
@@ -333,7 +333,7 @@ func decideBrigadeOrder(s *State, c *ChangeBrigadeOrder, dice Dice) ([]Event, *R
 			return nil, r, nil
 		}
 	default:
-		return nil, refuse("M.15", "not_now", "a brigadier tries an order change in his side's command phase or while it moves in the movement phase; it is turn %d, %s's %s phase", s.Turn, s.Phasing, s.Phase), nil
+		return nil, refuse("M.15", "not_now", "a brigadier tries an order change in his side's command phase or while it moves in the movement phase; it is turn %d, the %s phase of %s", s.Turn, s.Phase, s.Phasing), nil
 	}
 	if s.TurnBook.OrderTries[b.ID] {
 		return nil, refuse("M.15", "initiative_tried", "brigade %s's brigadier has already tried an order change this turn", b.ID), nil

@@ -113,7 +113,7 @@ func movementUnit(s *State, id string) (*Unit, UnitTurn, *Refusal) {
 		return nil, UnitTurn{}, refuse(RuleInput, "unknown_unit", "no unit %q in this battle", id)
 	}
 	if s.Phase != PhaseMovement {
-		return nil, UnitTurn{}, refuse("T.3", "not_movement_phase", "this is done in the movement phase; it is turn %d, %s's %s phase", s.Turn, s.Phasing, s.Phase).with("turn", s.Turn)
+		return nil, UnitTurn{}, refuse("T.3", "not_movement_phase", "this is done in the movement phase; it is turn %d, the %s phase of %s", s.Turn, s.Phase, s.Phasing).with("turn", s.Turn)
 	}
 	if r := s.checkMover(u.Side); r != nil {
 		return nil, UnitTurn{}, r

@@ -61,7 +61,7 @@ func planOrder(s *State, c *GiveOrder) (*orderPlan, *Refusal) {
 	}
 	cinc := g.Brigade == nil
 	if s.Phase != PhaseCommand || g.Side.ID != s.Phasing {
-		return nil, refuse("T.2", "not_command_phase", "orders are given in the command phase of the phasing side; it is turn %d, %s's %s phase, and %s is of %s", s.Turn, s.Phasing, s.Phase, g.ID, g.Side.ID).with("turn", s.Turn)
+		return nil, refuse("T.2", "not_command_phase", "orders are given in the command phase of the phasing side; it is turn %d, the %s phase of %s, and %s is of %s", s.Turn, s.Phase, s.Phasing, g.ID, g.Side.ID).with("turn", s.Turn)
 	}
 	tb := s.TurnBook
 	if tb.OrdersClosed {
