@@ -41,31 +41,7 @@ func TestCommandPhaseScenarios(t *testing.T) {
 		t.Fatal("no c-*.yaml scenarios")
 	}
 	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var sc scenarioFile
-			dec := yaml.NewDecoder(strings.NewReader(string(b)))
-			dec.KnownFields(true)
-			if err := dec.Decode(&sc); err != nil {
-				t.Fatal(err)
-			}
-			s := NewState()
-			var log []Event
-			var sides []SideSpec
-			era := ""
-			for i, st := range sc.Steps {
-				status := playStep(t, s, &log, &sides, &era, sc.Actor, st.Do, st.Actor, st.Dice, st.With)
-				if st.Expect != "" && st.Expect != status && !(st.Expect == "refused" && strings.HasPrefix(status, "refused")) {
-					t.Errorf("step %d %s (%s): expected %s, got %s", i+1, st.Do, st.Note, st.Expect, status)
-				}
-			}
-			if got := stateJSON(t, replayJSON(t, log)); got != stateJSON(t, s) {
-				t.Error("replay differs from live")
-			}
-		})
+		t.Run(filepath.Base(f), func(t *testing.T) { playScenarioFile(t, f) })
 	}
 }
 

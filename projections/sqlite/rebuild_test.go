@@ -241,7 +241,6 @@ func TestUpcastOnTheProjectionPath(t *testing.T) {
 // migration 0001 only: 0002 adds its tables and resets the checkpoint, and
 // the next run makes it equal to a clean build.
 func TestMigrationOfAnOlderProjectionReplays(t *testing.T) {
-	ctx := context.Background()
 	log, st := filledLog(t, 600)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "old.db")
@@ -269,23 +268,7 @@ func TestMigrationOfAnOlderProjectionReplays(t *testing.T) {
 	}
 	old.Close()
 
-	db := mustOpen(t, path)
-	if cp, _ := db.Checkpoint(ctx); cp != 0 {
-		t.Fatalf("checkpoint after the migration: %d", cp)
-	}
-	if err := projections.Run(ctx, log, db, projections.RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	clean := mustOpen(t, filepath.Join(dir, "clean.db"))
-	if err := projections.Run(ctx, log, clean, projections.RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if diffs, err := db.Compare(ctx, clean); err != nil || len(diffs) > 0 {
-		t.Fatalf("migrated projection differs from a clean one: %v %v", diffs, err)
-	}
-	if cp, _ := db.Checkpoint(ctx); cp != st.Last {
-		t.Fatalf("checkpoint %d, want %d", cp, st.Last)
-	}
+	migratedEqualsClean(t, log, path, filepath.Join(dir, "clean.db"), st.Last)
 }
 
 // TestMemoryHoldsOpenBattlesOnly: after projecting a campaign of many
@@ -341,23 +324,7 @@ func TestMigrationToTheCampaignViewReplays(t *testing.T) {
 	}
 	old.Close()
 
-	db := mustOpen(t, path)
-	if cp, _ := db.Checkpoint(ctx); cp != 0 {
-		t.Fatalf("checkpoint after the migration: %d", cp)
-	}
-	if err := projections.Run(ctx, log, db, projections.RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	clean := mustOpen(t, filepath.Join(dir, "clean.db"))
-	if err := projections.Run(ctx, log, clean, projections.RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if diffs, err := db.Compare(ctx, clean); err != nil || len(diffs) > 0 {
-		t.Fatalf("migrated projection differs from a clean one: %v %v", diffs, err)
-	}
-	if cp, _ := db.Checkpoint(ctx); cp != st.Last {
-		t.Fatalf("checkpoint %d, want %d", cp, st.Last)
-	}
+	db := migratedEqualsClean(t, log, path, filepath.Join(dir, "clean.db"), st.Last)
 	// The synthetic battles ended are counted: the standings are there.
 	sv, err := db.Standings(ctx, "synth")
 	if err != nil || len(sv.Sides) != 2 || len(sv.Battles) == 0 || sv.Sides[0].Played != len(sv.Battles) {
@@ -433,4 +400,30 @@ func TestSwapWhileProjecting(t *testing.T) {
 	for _, d := range diffs {
 		t.Error(d.Detail)
 	}
+}
+
+// migratedEqualsClean opens the older file at path (the migrations empty
+// it), replays the log into it and checks it equals a clean projection
+// built at clean, up to last.
+func migratedEqualsClean(t *testing.T, log events.Log, path, clean string, last uint64) *sqlite.DB {
+	t.Helper()
+	ctx := context.Background()
+	db := mustOpen(t, path)
+	if cp, _ := db.Checkpoint(ctx); cp != 0 {
+		t.Fatalf("checkpoint after the migration: %d", cp)
+	}
+	if err := projections.Run(ctx, log, db, projections.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := mustOpen(t, clean)
+	if err := projections.Run(ctx, log, c, projections.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if diffs, err := db.Compare(ctx, c); err != nil || len(diffs) > 0 {
+		t.Fatalf("migrated projection differs from a clean one: %v %v", diffs, err)
+	}
+	if cp, _ := db.Checkpoint(ctx); cp != last {
+		t.Fatalf("checkpoint %d, want %d", cp, last)
+	}
+	return db
 }
