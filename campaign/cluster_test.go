@@ -24,6 +24,7 @@ import (
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/events/jetstream/jstest"
+	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/sqlite"
 	"github.com/clubledger/ledger/rules"
@@ -46,7 +47,7 @@ func openNode(tb testing.TB, nc *nats.Conn, replicas int) clNode {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return clNode{log: log, vault: v, svc: campaign.NewService(log, v, campaign.Options{})}
+	return clNode{log: log, vault: v, svc: campaign.NewService(log, v, campaign.Options{Entropy: dicetest.Entropy(tb)})}
 }
 
 // executeRetrying runs req until the service answers it, sending the SAME
@@ -666,7 +667,7 @@ func TestConcurrentWritersOneBattle(t *testing.T) {
 		}
 		foldAll(t, st, g)
 	}
-	fresh := campaign.NewService(admin.log, admin.vault, campaign.Options{})
+	fresh := campaign.NewService(admin.log, admin.vault, campaign.Options{Entropy: dicetest.New(t.Name() + "/fresh")})
 	got, _, err := fresh.State(ctx, key)
 	if err != nil {
 		t.Fatal(err)

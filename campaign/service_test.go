@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/events/jetstream/jstest"
+	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/rules"
 )
 
@@ -20,6 +22,8 @@ import (
 type ledger struct {
 	log   *jetstream.Log
 	vault *jetstream.Vault
+	// entropy fixes the dice of the test's services (dicetest).
+	entropy io.Reader
 }
 
 func openLedger(t *testing.T, cfg jetstream.Config) ledger {
@@ -31,11 +35,11 @@ func openLedger(t *testing.T, cfg jetstream.Config) ledger {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ledger{log: log, vault: v}
+	return ledger{log: log, vault: v, entropy: dicetest.Entropy(t)}
 }
 
 func (l ledger) service() *campaign.Service {
-	return campaign.NewService(l.log, l.vault, campaign.Options{})
+	return campaign.NewService(l.log, l.vault, campaign.Options{Entropy: l.entropy})
 }
 
 func body(t testing.TB, v any) json.RawMessage {
@@ -359,7 +363,7 @@ func TestConflictIsDecidedAgainOnFreshState(t *testing.T) {
 	other := l.service()
 	started(t, other)
 	racing := &racingLog{Log: l.log}
-	svc := campaign.NewService(racing, l.vault, campaign.Options{})
+	svc := campaign.NewService(racing, l.vault, campaign.Options{Entropy: l.entropy})
 	if _, _, err := svc.State(context.Background(), b1); err != nil {
 		t.Fatal(err)
 	}

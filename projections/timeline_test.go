@@ -10,6 +10,7 @@ import (
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/events/jetstream/jstest"
+	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/rules"
 )
@@ -37,7 +38,7 @@ func TestTimelineEqualsLiveState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := campaign.NewService(log, vault, campaign.Options{})
+	svc := campaign.NewService(log, vault, campaign.Options{Entropy: dicetest.Entropy(t)})
 	sc, err := campaign.LoadScenario("../examples/first-battle.yaml")
 	if err != nil {
 		t.Fatal(err)

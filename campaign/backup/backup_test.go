@@ -20,6 +20,7 @@ import (
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/events/jetstream/jstest"
+	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/projections/sqlite"
 )
 
@@ -58,7 +59,7 @@ func newLedger(t *testing.T) ledger {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ledger{log: log, vault: vault{Vault: v, kv: kv}, svc: campaign.NewService(log, v, campaign.Options{})}
+	return ledger{log: log, vault: vault{Vault: v, kv: kv}, svc: campaign.NewService(log, v, campaign.Options{Entropy: dicetest.Entropy(t)})}
 }
 
 func play(t *testing.T, svc *campaign.Service, gen *loadgen.Battle, n int) {
@@ -219,7 +220,7 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 	if diffs, err := build(t, dst.log, 0).Compare(ctx, build(t, src.log, sum.Header.LastSequence)); err != nil || len(diffs) > 0 {
 		t.Fatalf("restored projection differs from the original's at the cut: %v %v", diffs, err)
 	}
-	restSvc := campaign.NewService(dst.log, dst.vault, campaign.Options{})
+	restSvc := campaign.NewService(dst.log, dst.vault, campaign.Options{Entropy: dicetest.New(t.Name() + "/restored")})
 	end, err := restSvc.Execute(ctx, campaign.Request{ID: "end-after-restore", Actor: "umpire", Campaign: "bk", Battle: "b1",
 		Name: "battle.end", Body: []byte(`{"reason":"restored"}`)})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -32,10 +33,18 @@ type App struct {
 	nc       *nats.Conn
 }
 
+// AppOptions tune an App beyond its configuration.
+type AppOptions struct {
+	// Entropy is where the service draws secret dice seeds and sealing
+	// salts: the operating system's random source when nil. Tests fix it
+	// (internal/dicetest) so that no test depends on luck.
+	Entropy io.Reader
+}
+
 // OpenApp connects to the log (starting the embedded server when no URL is
 // configured), opens the stream, the vault and the projection, and builds
 // the service. Close releases all of it.
-func OpenApp(ctx context.Context, cfg config.Config) (*App, error) {
+func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
@@ -95,7 +104,7 @@ func OpenApp(ctx context.Context, cfg config.Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.Service = campaign.NewService(a.Log, a.Vault, campaign.Options{Retries: cfg.Retries})
+	a.Service = campaign.NewService(a.Log, a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy})
 	ok = true
 	return a, nil
 }

@@ -18,7 +18,7 @@ import (
 func fillLedger(t *testing.T, c *testCLI) {
 	t.Helper()
 	ctx := context.Background()
-	app, err := OpenApp(ctx, c.cfg)
+	app, err := OpenApp(ctx, c.cfg, AppOptions{Entropy: c.entropy})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -228,7 +228,7 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (benchRes
 	cfg := config.Default()
 	cfg.DataDir = dir
 	cfg.NATS.SyncAlways = !o.NoSync
-	app, err := OpenApp(ctx, cfg)
+	app, err := OpenApp(ctx, cfg, AppOptions{})
 	if err != nil {
 		return res, err
 	}

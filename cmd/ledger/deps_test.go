@@ -25,6 +25,11 @@ func TestDependenciesPointInward(t *testing.T) {
 		// views; the adapters behind them are wired in cmd/ledger.
 		"web": {"github.com/nats-io/", "database/sql", "github.com/mattn/go-sqlite3", "github.com/spf13/", mod + "projections/sqlite", mod + "events/jetstream"},
 	}
+	// The program never reads the test harness's dice (internal/dicetest):
+	// only test code may import it.
+	for _, pkg := range []string{"cmd/ledger", "web", "campaign", "projections/...", "events/...", "rules/..."} {
+		banned[pkg] = append(banned[pkg], mod+"internal/dicetest")
+	}
 	for pkg, bans := range banned {
 		out, err := exec.Command("go", "list", "-deps", "../../"+pkg).CombinedOutput()
 		if err != nil {

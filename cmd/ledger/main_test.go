@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/clubledger/ledger/config"
+	"github.com/clubledger/ledger/internal/dicetest"
 )
 
 // testCLI runs the ledger's Main on a fresh data folder, as a user would,
@@ -18,20 +20,22 @@ import (
 type testCLI struct {
 	t   *testing.T
 	cfg config.Config
+	// entropy fixes the service's dice for the whole test (dicetest).
+	entropy io.Reader
 }
 
 func newCLI(t *testing.T) *testCLI {
 	t.Helper()
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
-	return &testCLI{t: t, cfg: cfg}
+	return &testCLI{t: t, cfg: cfg, entropy: dicetest.Entropy(t)}
 }
 
 // run returns the exit code, standard output and standard error.
 func (c *testCLI) run(args ...string) (int, string, string) {
 	c.t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(""), &out, &errb, &c.cfg)
+	code := run(context.Background(), args, strings.NewReader(""), &out, &errb, &c.cfg, c.entropy)
 	return code, out.String(), errb.String()
 }
 

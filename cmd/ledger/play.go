@@ -183,7 +183,7 @@ func (c *cli) runDemo(cfg config.Config, kept bool) error {
 	if err != nil {
 		return err
 	}
-	app, err := OpenApp(c.ctx, cfg)
+	app, err := OpenApp(c.ctx, cfg, AppOptions{Entropy: c.entropy})
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func (c *cli) runDemo(cfg config.Config, kept bool) error {
 		return err
 	}
 	key := events.Key{Campaign: sc.Campaign, Battle: sc.LastBattle()}
-	inner := &cli{ctx: c.ctx, v: c.v, stdin: c.stdin, stdout: c.stdout, stderr: c.stderr, output: c.output, cfgSet: &cfg, shared: app}
+	inner := &cli{entropy: c.entropy, ctx: c.ctx, v: c.v, stdin: c.stdin, stdout: c.stdout, stderr: c.stderr, output: c.output, cfgSet: &cfg, shared: app}
 	fmt.Fprintf(c.stdout, "\n== state of %s\n", key)
 	if err := inner.stateCommand().RunE(nil, []string{key.String()}); err != nil {
 		return err

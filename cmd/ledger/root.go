@@ -36,6 +36,9 @@ type cli struct {
 	output string // "table" or "json"
 	cfgSet *config.Config
 	shared *App
+	// entropy, when set, is the service's entropy source (tests fix the
+	// dice with it); nil: the operating system's.
+	entropy io.Reader
 	// refusalVars are the words and measurement of the last command
 	// submitted, for a refusal's message in another language.
 	refusalVars i18n.Vars
@@ -69,11 +72,14 @@ func (c *cli) refusalText(r *rules.Refusal) string {
 // Main runs the ledger CLI with args and returns the exit code. Tests call it
 // directly; cfg, when not nil, replaces configuration from files and flags.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run(ctx, args, stdin, stdout, stderr, nil)
+	return run(ctx, args, stdin, stdout, stderr, nil, nil)
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, cfg *config.Config) int {
-	c := &cli{ctx: ctx, v: viper.New(), stdin: stdin, stdout: stdout, stderr: stderr, cfgSet: cfg}
+// run is Main with the configuration set directly (cfg, when not nil) and
+// the service's entropy source fixed (entropy, when not nil): tests use
+// both.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, cfg *config.Config, entropy io.Reader) int {
+	c := &cli{ctx: ctx, v: viper.New(), stdin: stdin, stdout: stdout, stderr: stderr, cfgSet: cfg, entropy: entropy}
 	root := c.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -250,7 +256,7 @@ func (c *cli) open() (*App, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	app, err := OpenApp(c.ctx, cfg)
+	app, err := OpenApp(c.ctx, cfg, AppOptions{Entropy: c.entropy})
 	if err != nil {
 		return nil, nil, err
 	}

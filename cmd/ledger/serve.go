@@ -39,6 +39,8 @@ type ServeOptions struct {
 	Logger *slog.Logger
 	// ShutdownTimeout bounds the graceful shutdown. Default 30s.
 	ShutdownTimeout time.Duration
+	// Entropy is the service's entropy source (AppOptions.Entropy).
+	Entropy io.Reader
 }
 
 // Served is a running `ledger serve`: its address, and Wait for its end.
@@ -77,7 +79,7 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 	if opts.ShutdownTimeout <= 0 {
 		opts.ShutdownTimeout = 30 * time.Second
 	}
-	app, err := OpenApp(ctx, cfg)
+	app, err := OpenApp(ctx, cfg, AppOptions{Entropy: opts.Entropy})
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +199,7 @@ SIGTERM or an interrupt shuts it down gracefully.`,
 				cfg.HTTP.Addr = addr
 			}
 			logger := slog.New(slog.NewTextHandler(c.stderr, nil))
-			s, err := Serve(c.ctx, cfg, ServeOptions{AdminToken: cfg.HTTP.AdminToken, Logger: logger})
+			s, err := Serve(c.ctx, cfg, ServeOptions{AdminToken: cfg.HTTP.AdminToken, Logger: logger, Entropy: c.entropy})
 			if err != nil {
 				return err
 			}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/examples"
+	"github.com/clubledger/ledger/internal/dicetest"
 )
 
 // These tests run the real server (Serve) on 127.0.0.1:0 with the embedded
@@ -51,7 +52,7 @@ func startServer(t *testing.T) *testServer {
 	cfg.DataDir = t.TempDir()
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := Serve(ctx, cfg, ServeOptions{AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil))})
+	s, err := Serve(ctx, cfg, ServeOptions{AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil)), Entropy: dicetest.Entropy(t)})
 	if err != nil {
 		cancel()
 		t.Fatalf("serve: %v", err)
@@ -471,7 +472,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 		t.Fatalf("shutdown: %v", err)
 	}
 	// The projection stopped with every event of the log applied.
-	app, err := OpenApp(context.Background(), ts.cfg)
+	app, err := OpenApp(context.Background(), ts.cfg, AppOptions{Entropy: dicetest.New(ts.t.Name() + "/reopen")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestStandingsFromTheProjection(t *testing.T) {
 	if err := json.Unmarshal([]byte(c.ok("standings", "f-campaign", "-o", "json")), &got); err != nil {
 		t.Fatal(err)
 	}
-	app, err := OpenApp(context.Background(), c.cfg)
+	app, err := OpenApp(context.Background(), c.cfg, AppOptions{Entropy: c.entropy})
 	if err != nil {
 		t.Fatal(err)
 	}

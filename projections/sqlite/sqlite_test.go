@@ -12,6 +12,7 @@ import (
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/events/jetstream/jstest"
+	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/sqlite"
 )
@@ -36,7 +37,7 @@ func battleLog(t *testing.T) events.Log {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := campaign.NewService(log, vault, campaign.Options{})
+	svc := campaign.NewService(log, vault, campaign.Options{Entropy: dicetest.Entropy(t)})
 	do := func(id, name, battle string, body any, dice ...int) {
 		t.Helper()
 		b, _ := json.Marshal(body)

@@ -14,6 +14,7 @@ import (
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/events/jetstream/jstest"
+	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/sqlite"
 	"github.com/clubledger/ledger/rules"
@@ -29,7 +30,7 @@ func openService(t *testing.T) (events.Log, *campaign.Service) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return log, campaign.NewService(log, vault, campaign.Options{})
+	return log, campaign.NewService(log, vault, campaign.Options{Entropy: dicetest.Entropy(t)})
 }
 
 // execute runs one command through the service and fails the test on a
