@@ -18,7 +18,7 @@ import (
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/rules"
-	"github.com/clubledger/ledger/web/i18n"
+	"github.com/clubledger/ledger/i18n"
 )
 
 var noVars = i18n.Vars{}

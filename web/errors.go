@@ -8,7 +8,7 @@ import (
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/rules"
-	"github.com/clubledger/ledger/web/i18n"
+	"github.com/clubledger/ledger/i18n"
 )
 
 // apiError is an error the API answers with its own status and code. Every

@@ -10,7 +10,7 @@ import (
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/rules"
-	"github.com/clubledger/ledger/web/svg"
+	"github.com/clubledger/ledger/picture"
 )
 
 // ErrNotCharge is ChargeOverlay's answer for a version whose event is not a
@@ -23,14 +23,14 @@ var ErrNotCharge = errors.New("not " + rules.EvChargeDeclared)
 // and the version of the command's last event: where a picture of the
 // charge stands. An event of another type: an error wrapping ErrNotCharge.
 // `ledger picture --charge` and GET .../battlefield.svg both use it.
-func ChargeOverlay(tl *projections.Timeline, v uint64) (*svg.Charge, uint64, error) {
+func ChargeOverlay(tl *projections.Timeline, v uint64) (*picture.Charge, uint64, error) {
 	return chargeOverlay(tl, v, nil)
 }
 
 // chargeOverlay is ChargeOverlay; view, when not nil, is applied to the
 // state before the charge (the target's base is read from what the caller
 // may see).
-func chargeOverlay(tl *projections.Timeline, v uint64, view func(*rules.State) (*rules.State, error)) (*svg.Charge, uint64, error) {
+func chargeOverlay(tl *projections.Timeline, v uint64, view func(*rules.State) (*rules.State, error)) (*picture.Charge, uint64, error) {
 	env, ev, err := tl.Event(v)
 	if err != nil {
 		return nil, 0, err
@@ -63,7 +63,7 @@ func chargeOverlay(tl *projections.Timeline, v uint64, view func(*rules.State) (
 			pushes = append(pushes, p)
 		}
 	}
-	c := svg.ChargeOf(ch, before, pushes)
+	c := picture.ChargeOf(ch, before, pushes)
 	c.Version = v
 	return c, last, nil
 }
@@ -94,7 +94,7 @@ func (s *Server) handleBattlefield(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err, noVars)
 		return
 	}
-	var overlay *svg.Charge
+	var overlay *picture.Charge
 	def := last
 	if r.URL.Query().Has("charge") {
 		if cv == 0 || cv > last {
@@ -145,7 +145,7 @@ func (s *Server) handleBattlefield(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err, noVars)
 		return
 	}
-	opt := svg.Options{Data: map[string]string{"version": itoa(v), "last": itoa(last)}, Charge: overlay}
+	opt := picture.Options{Data: map[string]string{"version": itoa(v), "last": itoa(last)}, Charge: overlay}
 	if v > 0 {
 		prev, err := tl.tl.At(v - 1)
 		if err == nil {
@@ -155,7 +155,7 @@ func (s *Server) handleBattlefield(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err, noVars)
 			return
 		}
-		opt.Moved = svg.Moved(prev, st)
+		opt.Moved = picture.Moved(prev, st)
 	}
 	// The title in the request's language (picture.title, picture.charge).
 	lang := s.lang(r)
@@ -170,7 +170,7 @@ func (s *Server) handleBattlefield(w http.ResponseWriter, r *http.Request) {
 	if st.Name != "" {
 		opt.Title = st.Name + ": " + opt.Title
 	}
-	body := svg.Render(st, opt)
+	body := picture.Render(st, opt)
 	h := w.Header()
 	h.Set("Content-Type", "image/svg+xml; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(body)))

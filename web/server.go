@@ -12,7 +12,7 @@ import (
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/projections"
-	"github.com/clubledger/ledger/web/i18n"
+	"github.com/clubledger/ledger/i18n"
 )
 
 // ReadModel is what the API reads from the projection. The SQLite

@@ -14,7 +14,7 @@ import (
 
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/web/i18n"
+	"github.com/clubledger/ledger/i18n"
 )
 
 // commandFlags are the flags every state-changing subcommand shares.

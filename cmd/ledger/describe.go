@@ -7,7 +7,7 @@ import (
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/rules"
-	"github.com/clubledger/ledger/web/i18n"
+	"github.com/clubledger/ledger/i18n"
 )
 
 // describeEnglish returns the event's payload, upcast to its current

@@ -10,7 +10,7 @@ import (
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/web"
-	"github.com/clubledger/ledger/web/svg"
+	"github.com/clubledger/ledger/picture"
 )
 
 func init() {
@@ -54,7 +54,7 @@ its leader point's path with its turn, and the side of the target it hit.
 			if tl.Len() == 0 {
 				return fmt.Errorf("battle %s: no events", key)
 			}
-			opt := svg.Options{Scale: scale, NoLabels: noLabels}
+			opt := picture.Options{Scale: scale, NoLabels: noLabels}
 			v := tl.Len()
 			switch {
 			case cmd.Flags().Changed("at"):
@@ -83,7 +83,7 @@ its leader point's path with its turn, and the side of the target it hit.
 			} else {
 				opt.Title = fmt.Sprintf("%s: turn %d, after event %d", s.Name, s.Turn, v)
 			}
-			out := svg.Render(s, opt)
+			out := picture.Render(s, opt)
 			if file == "" || file == "-" {
 				_, err = c.stdout.Write(out)
 				return err

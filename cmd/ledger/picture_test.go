@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/clubledger/ledger/rules/geom"
-	"github.com/clubledger/ledger/web/svg"
+	"github.com/clubledger/ledger/picture"
 )
 
 // TestPicture plays the charge scenarios and draws each accepted charge with
@@ -215,7 +215,7 @@ func TestPictureHTTP(t *testing.T) {
 	}{{"", "16"}, {fmt.Sprintf("version=%d", last), "16"}, {fmt.Sprintf("version=%d", last-1), "10"}} {
 		st, doc, els := svgGet(t, ts, "b1", c.query, ts.tokens["rita"])
 		u := svgUnit(els, "33-ligne")
-		if st != 200 || u == nil || u["data-x"] != "24" || u["data-y"] != c.y || u["transform"] != "translate(24,"+svg.Num(48-mustFloat(t, c.y))+") rotate(0)" {
+		if st != 200 || u == nil || u["data-x"] != "24" || u["data-y"] != c.y || u["transform"] != "translate(24,"+picture.Num(48-mustFloat(t, c.y))+") rotate(0)" {
 			t.Fatalf("?%s: %d 33-ligne %v\n%s", c.query, st, u, doc)
 		}
 	}

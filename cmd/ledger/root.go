@@ -13,7 +13,7 @@ import (
 
 	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/rules"
-	"github.com/clubledger/ledger/web/i18n"
+	"github.com/clubledger/ledger/i18n"
 )
 
 // Exit codes: 0 success, 1 an error, 2 bad usage, 3 refused by the rules,

@@ -16,7 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/clubledger/ledger/rules/geom"
-	"github.com/clubledger/ledger/web/svg"
+	"github.com/clubledger/ledger/picture"
 )
 
 // browserPath finds Chromium: LEDGER_CHROMIUM, else chromium or
@@ -108,8 +108,8 @@ func TestBrowserBattlePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	// web/svg's hooks: the transform in the picture's coordinates (y
-	// flipped, svg.Num), data-x and data-y the table's, exactly.
-	wantTransform := fmt.Sprintf("translate(%s,%s) rotate(%s)", svg.Num(wantX), svg.Num(depth-wantY), svg.Num(wantFacing))
+	// flipped, picture.Num), data-x and data-y the table's, exactly.
+	wantTransform := fmt.Sprintf("translate(%s,%s) rotate(%s)", picture.Num(wantX), picture.Num(depth-wantY), picture.Num(wantFacing))
 	if transform != wantTransform || dataX != num(wantX) || dataY != num(wantY) {
 		t.Errorf("33-ligne drawn at transform %q data (%s,%s); the replay at event %d says %q (%g,%g)",
 			transform, dataX, dataY, firstMove, wantTransform, wantX, wantY)

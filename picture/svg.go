@@ -33,7 +33,7 @@
 //     with polygon.charge-before and polygon.charge-after (table corners,
 //     y flipped), polyline.charge-path, line.charge-side, and for each unit
 //     pushed back polygon.pushed-before and polyline.pushed-path.
-package svg
+package picture
 
 import (
 	"bytes"
