@@ -15,6 +15,13 @@ var ErrConflict = errors.New("events: conflict: the stream changed since it was 
 // the recorded outcome instead of failing.
 var ErrDuplicate = errors.New("events: duplicate: this command was already appended")
 
+// ErrUnavailable is returned (wrapped, with what happened in words) when the
+// store cannot answer: no quorum, a leader being elected, no space left, a
+// timeout. For an append the outcome is unknown: the events may or may not
+// have been stored. The caller retries with the same command id, which
+// answers with the recorded outcome if they were.
+var ErrUnavailable = errors.New("events: the log is unavailable")
+
 // ErrDenied is returned when the store refuses to delete or purge: the log is
 // append-only (PRODUCT.md principle 2).
 var ErrDenied = errors.New("events: denied: the log never deletes or purges")
@@ -36,6 +43,11 @@ type Log interface {
 	Follow(ctx context.Context, after uint64, fn func(Envelope) error, caughtUp func()) error
 	// LastSequence returns the sequence of the last event in the whole log.
 	LastSequence(ctx context.Context) (uint64, error)
+	// Head returns the log sequence of key's last event (0: none) as the
+	// authority of the log knows it (the stream leader), never a lagging
+	// copy's: a decision that refuses confirms with it that it was made
+	// on the newest state.
+	Head(ctx context.Context, key Key) (uint64, error)
 }
 
 // ErrNotFound is returned by a Vault for a name it does not hold.

@@ -451,6 +451,22 @@ func (l *Log) Follow(ctx context.Context, after uint64, fn func(events.Envelope)
 	}
 }
 
+// Head returns the sequence of key's last event (0: none), asked of the
+// stream leader.
+func (l *Log) Head(ctx context.Context, key events.Key) (uint64, error) {
+	if err := key.Validate(); err != nil {
+		return 0, fmt.Errorf("jetstream: head: %w", err)
+	}
+	seq, _, _, err := leaderGet(ctx, l.js, l.name, leaderGetRequest{LastFor: Subject(key)})
+	if errors.Is(err, errNoMessage) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("jetstream: head of %s: %w", key, err)
+	}
+	return seq, nil
+}
+
 // LastSequence returns the sequence of the log's last event (0: empty), as
 // the stream leader knows it.
 func (l *Log) LastSequence(ctx context.Context) (uint64, error) {
