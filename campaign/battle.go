@@ -17,7 +17,7 @@ import (
 // same command id appends it once) and completes the battle.create command
 // from the campaign: its id, its sides when the battle names none, and its
 // ruleset overlay and era.
-func (s *Service) addBattle(ctx context.Context, key events.Key, req Request, cmd rules.Command) error {
+func (s *Service) addBattle(ctx context.Context, key events.Key, req call, cmd rules.Command) error {
 	cb, ok := cmd.(*rules.CreateBattle)
 	if !ok {
 		return fmt.Errorf("campaign: battle.create decoded as %T", cmd)
@@ -57,6 +57,13 @@ func (s *Service) addBattle(ctx context.Context, key events.Key, req Request, cm
 	battle, _, err := s.State(ctx, key)
 	if err != nil {
 		return err
+	}
+	if req.DryRun {
+		// A dry run checks the battle; it records nothing in the campaign.
+		if camp.HasBattle(key.Battle) && battle.Status != rules.StatusNew {
+			return &rules.Refusal{Rule: "campaign", Code: "battle.exists", Message: fmt.Sprintf("battle %q already exists in campaign %q", key.Battle, key.Campaign)}
+		}
+		return nil
 	}
 	ckey := events.Key{Campaign: key.Campaign}
 	_, err = s.run(ctx, ckey, req, func(st *stream) ([]pending, error) {
@@ -126,13 +133,17 @@ func seedName(key events.Key, period string) string {
 
 // sealedSeed returns the period's secret seed, drawing it from the operating
 // system's random source and sealing it the first time. Two processes racing
-// to seal agree on the first one stored.
-func (s *Service) sealedSeed(ctx context.Context, key events.Key, period string, create bool) (dice.Seed, error) {
+// to seal agree on the first one stored. A dry run draws and seals nothing:
+// the commitment it shows stands for a seed that does not exist.
+func (s *Service) sealedSeed(ctx context.Context, key events.Key, period string, create, dryRun bool) (dice.Seed, error) {
 	name := seedName(key, period)
 	if raw, err := s.vault.Get(ctx, name); err == nil {
 		return dice.ParseSeed(string(raw))
 	} else if !errors.Is(err, events.ErrNotFound) || !create {
 		return dice.Seed{}, fmt.Errorf("campaign: dice seed of %s period %s: %w", key, period, err)
+	}
+	if dryRun {
+		return dice.Seed{}, nil
 	}
 	var seed dice.Seed
 	if _, err := io.ReadFull(s.entropy, seed[:]); err != nil {
@@ -151,21 +162,21 @@ func (s *Service) sealedSeed(ctx context.Context, key events.Key, period string,
 // prepare stamps what only the service may supply on a command: the
 // commitment to a new period's dice seed, and the seed to reveal when a
 // period ends. The rules engine decides whether a period starts or ends.
-func (s *Service) prepare(ctx context.Context, key events.Key, st *rules.State, cmd rules.Command) (rules.Command, error) {
-	cmd, err := s.prepareSealed(ctx, key, st, cmd)
+func (s *Service) prepare(ctx context.Context, key events.Key, st *rules.State, cmd rules.Command, dryRun bool) (rules.Command, error) {
+	cmd, err := s.prepareSealed(ctx, key, st, cmd, dryRun)
 	if err != nil {
 		return nil, err
 	}
 	next, reveal := rules.DicePeriods(st, cmd)
 	if next != "" {
-		seed, err := s.sealedSeed(ctx, key, next, true)
+		seed, err := s.sealedSeed(ctx, key, next, true, dryRun)
 		if err != nil {
 			return nil, err
 		}
 		cmd = rules.WithDiceCommitment(cmd, seed.Commitment())
 	}
 	if reveal != "" {
-		seed, err := s.sealedSeed(ctx, key, reveal, false)
+		seed, err := s.sealedSeed(ctx, key, reveal, false, dryRun)
 		if err != nil {
 			return nil, err
 		}
@@ -177,11 +188,11 @@ func (s *Service) prepare(ctx context.Context, key events.Key, st *rules.State, 
 // diceFor returns the dice the command will use: the physical values the
 // player entered, or the digital source of the current period. finish
 // refuses a command that left entered dice unused.
-func (s *Service) diceFor(ctx context.Context, key events.Key, st *rules.State, req Request) (rules.Dice, func() error, error) {
+func (s *Service) diceFor(ctx context.Context, key events.Key, st *rules.State, req call) (rules.Dice, func() error, error) {
 	if len(req.Dice.Values) > 0 {
 		by := req.Dice.EnteredBy
 		if by == "" {
-			by = req.Actor
+			by = req.as.Player
 		}
 		p := &physicalDice{values: req.Dice.Values, by: by}
 		return p, p.leftover, nil
@@ -190,7 +201,10 @@ func (s *Service) diceFor(ctx context.Context, key events.Key, st *rules.State, 
 	if period == "" || st.Dice.Commitment == "" {
 		return noDice{}, func() error { return nil }, nil
 	}
-	seed, err := s.sealedSeed(ctx, key, period, false)
+	if req.DryRun {
+		return dryRunDice{}, func() error { return nil }, nil
+	}
+	seed, err := s.sealedSeed(ctx, key, period, false, false)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -386,12 +386,13 @@ type cwRecord struct {
 // units, a one-inch move of one of them, or the end of the phase. Many are
 // refused because another writer moved the battle on; that is allowed.
 func cwCommand(st *rules.State, writer string, i int, r *rand.Rand) campaign.Request {
-	req := campaign.Request{ID: fmt.Sprintf("%s-%03d", writer, i), Actor: loadgen.Actor, Campaign: cwCampaign, Battle: cwBattle}
+	req := campaign.Request{ID: fmt.Sprintf("%s-%03d", writer, i), Principal: loadgen.Actor, Campaign: cwCampaign, Battle: cwBattle}
 	side := st.Phasing
 	k := r.IntN(10)
 	switch {
 	case k < 3 || side == "":
 		req.Name = rules.CmdDiceAddSeed
+		req.Principal = campaign.Operator(req.ID) // a seed is added by its own player
 		req.Body = mustBody(map[string]string{"player": req.ID, "seed": "s-" + req.ID})
 	case k < 5:
 		req.Name = rules.CmdOrderGive
@@ -647,7 +648,7 @@ func TestConcurrentWritersOneBattle(t *testing.T) {
 		}
 		var d rules.Dice
 		if len(req.Dice.Values) > 0 {
-			d = &rules.FixedDice{Values: req.Dice.Values, Source: rules.SourcePhysical, EnteredBy: req.Actor}
+			d = &rules.FixedDice{Values: req.Dice.Values, Source: rules.SourcePhysical, EnteredBy: req.Principal.Player}
 		}
 		decided, err := rules.Decide(st, cmd, d)
 		if err != nil {

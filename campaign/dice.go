@@ -73,6 +73,14 @@ func (d *digitalDice) Roll(req rules.RollRequest) (rules.Rolled, error) {
 	return rules.Rolled{Values: vals, Source: "digital"}, nil
 }
 
+// dryRunDice stops a dry run at its first digital roll: showing a roll
+// before the command counts would let a player try until the dice suit.
+type dryRunDice struct{}
+
+func (dryRunDice) Roll(req rules.RollRequest) (rules.Rolled, error) {
+	return rules.Rolled{}, &NeedsDice{Purpose: req.Purpose}
+}
+
 // noDice is used where a command must not roll at all.
 type noDice struct{}
 

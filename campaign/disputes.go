@@ -18,9 +18,9 @@ import (
 
 // disputeFacts stamps on cmd what the log says, read up to st's position
 // (the state the command is decided on). Other commands are unchanged.
-func (s *Service) disputeFacts(ctx context.Context, st *stream, req Request, cmd rules.Command) (rules.Command, error) {
+func (s *Service) disputeFacts(ctx context.Context, st *stream, req call, cmd rules.Command) (rules.Command, error) {
 	switch c := cmd.(type) {
-	case *rules.RequestRetract, *rules.RaiseDispute:
+	case *rules.RequestRetract, *rules.RaiseDispute, *rules.AgreeRetract, *rules.DeclineRetract:
 	default:
 		return c, nil
 	}
@@ -29,8 +29,12 @@ func (s *Service) disputeFacts(ctx context.Context, st *stream, req Request, cmd
 		return nil, err
 	}
 	switch c := cmd.(type) {
+	case *rules.AgreeRetract:
+		return c, s.authorizeRetraction(ctx, req.as, req.Name, c.Request, evs, req.Campaign)
+	case *rules.DeclineRetract:
+		return c, s.authorizeRetraction(ctx, req.as, req.Name, c.Request, evs, req.Campaign)
 	case *rules.RequestRetract:
-		f, err := retractFacts(evs, c.CommandID, req.Actor)
+		f, err := retractFacts(evs, c.CommandID, req.as.Player)
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +95,7 @@ func retractFacts(evs []events.Envelope, id, requester string) (*rules.RetractFa
 		}
 		rules.Apply(f.Before, ev)
 	}
-	f.Actor = evs[first].Actor
+	f.Actor = evs[first].Author()
 	for i := first; i <= last; i++ {
 		ev, err := decodeBattle(evs[i])
 		if err != nil {
@@ -108,7 +112,7 @@ func retractFacts(evs []events.Envelope, id, requester string) (*rules.RetractFa
 		if e.Type == rules.EvDiceRolled {
 			f.RolledSince = append(f.RolledSince, e.Version)
 		}
-		if e.Actor != f.Actor || e.CommandID == id {
+		if e.Author() != f.Actor || e.CommandID == id {
 			continue
 		}
 		if _, seen := changed[e.CommandID]; !seen {
@@ -146,9 +150,8 @@ func decodeBattle(e events.Envelope) (rules.Event, error) {
 // the battle: a march's commitment never changes.
 func (s *Service) SealedOrders(ctx context.Context, key events.Key, st *rules.State, p Principal) (map[string]string, error) {
 	out := map[string]string{}
-	umpire := p.Role == RoleUmpire
 	for _, m := range st.Flank.Marches {
-		if m.RevealedAt != "" || !(umpire || (p.Role == RolePlayer && p.Side == m.Side)) {
+		if m.RevealedAt != "" || !(p.Umpires() || (p.Role == RolePlayer && p.Side == m.Side)) {
 			continue
 		}
 		raw, err := s.vault.Get(ctx, flankName(key, m.Commitment))
@@ -163,12 +166,16 @@ func (s *Service) SealedOrders(ctx context.Context, key events.Key, st *rules.St
 	return out, nil
 }
 
-// ViewSide is the side whose hidden information p may see ("" for the
-// umpire, who sees all, and for readers, who see what is open to all), and
-// whether p is the umpire: the arguments of rules.State.ViewFor.
-func ViewSide(p Principal) (side string, umpire bool) {
-	if p.Role == RolePlayer {
-		return p.Side, false
+// View returns st, a state of key's battle at any version, as p may see it
+// (PRODUCT.md principle 6): the sealed orders of p's own side's unrevealed
+// flank marches attached (all of them for an umpire), everything else not
+// yet revealed left out (rules.State.ViewFor). Every state a query shows
+// goes through it.
+func (s *Service) View(ctx context.Context, key events.Key, st *rules.State, p Principal) (*rules.State, error) {
+	sealed, err := s.SealedOrders(ctx, key, st, p)
+	if err != nil {
+		return nil, err
 	}
-	return "", p.Role == RoleUmpire
+	side, umpire := ViewSide(p)
+	return st.WithSealedOrders(sealed).ViewFor(side, umpire), nil
 }

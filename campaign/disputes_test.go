@@ -14,7 +14,7 @@ import (
 func as(t testing.TB, svc *campaign.Service, actor, id, name string, b any, dice ...int) (campaign.Outcome, error) {
 	t.Helper()
 	return svc.Execute(context.Background(), campaign.Request{
-		ID: id, Actor: actor, Campaign: "c1", Battle: "b1", Name: name, Body: body(t, b),
+		ID: id, Principal: campaign.Operator(actor), Campaign: "c1", Battle: "b1", Name: name, Body: body(t, b),
 		Dice: campaign.DiceInput{Values: dice},
 	})
 }

@@ -20,6 +20,13 @@ const (
 	EvBattleAdded = "campaign.battle_added"
 )
 
+// IsCampaignCommand reports whether a command addresses a campaign's own
+// stream (campaign.create, player.add, player.reissue_token) rather than a
+// battle.
+func IsCampaignCommand(name string) bool {
+	return name == CmdCreate || name == CmdPlayerAdd || name == CmdTokenReissue
+}
+
 // Side is one side of a campaign: its armies fight every battle of it.
 type Side struct {
 	ID     string `json:"id" yaml:"id"`

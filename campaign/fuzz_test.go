@@ -93,7 +93,7 @@ func TestThousandBadCommandsAppendNothing(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		name := names[rng.IntN(len(names))]
 		b := bodies[rng.IntN(len(bodies))]
-		req := campaign.Request{ID: fmt.Sprintf("bad-%d", i), Actor: "mallory", Campaign: "c1", Battle: "b1", Name: name, Body: json.RawMessage(b)}
+		req := campaign.Request{ID: fmt.Sprintf("bad-%d", i), Principal: campaign.Operator("mallory"), Campaign: "c1", Battle: "b1", Name: name, Body: json.RawMessage(b)}
 		switch rng.IntN(6) {
 		case 0:
 			req.Dice = campaign.DiceInput{Values: []int{0, 9}}

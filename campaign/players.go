@@ -21,6 +21,11 @@ const (
 	RolePlayer = "player"
 	// RoleReader may replay finished battles and read standings.
 	RoleReader = "reader"
+	// RoleOperator is the ledger's operator: the owner of its data folder
+	// (the CLI on that machine, the local door) or the holder of the
+	// server's admin token. Umpire powers on every campaign; alone may
+	// open campaigns. Not a person of any campaign.
+	RoleOperator = "operator"
 )
 
 // Commands and events of a campaign's people.
@@ -73,39 +78,6 @@ type Player struct {
 	TokenHash string `json:"-"`
 }
 
-// Principal is who a request comes from, once authenticated.
-type Principal struct {
-	Campaign string `json:"campaign"`
-	Player   string `json:"player"`
-	Role     string `json:"role"`
-	Side     string `json:"side,omitempty"`
-}
-
-// CanCommand reports whether p may give commands for side ("" for commands
-// that belong to no side, which only the umpire may give).
-func (p Principal) CanCommand(side string) bool {
-	switch p.Role {
-	case RoleUmpire:
-		return true
-	case RolePlayer:
-		return side != "" && side == p.Side
-	}
-	return false
-}
-
-// CanRead reports whether p may read an event of the given audience.
-func (p Principal) CanRead(audience string) bool {
-	switch {
-	case audience == events.AudienceAll:
-		return true
-	case p.Role == RoleUmpire:
-		return true
-	case strings.HasPrefix(audience, events.AudienceSidePrefix):
-		return p.Role == RolePlayer && audience == events.SideAudience(p.Side)
-	}
-	return false
-}
-
 // NewToken returns a fresh random token and its hash.
 func NewToken() (token, hash string, err error) {
 	var b [tokenRandomBytes]byte
@@ -130,10 +102,14 @@ func (s *State) Authenticate(token string) (Principal, bool) {
 	h := HashToken(token)
 	for _, p := range s.Players {
 		if subtle.ConstantTimeCompare([]byte(h), []byte(p.TokenHash)) == 1 {
-			return Principal{Campaign: s.ID, Player: p.ID, Role: p.Role, Side: p.Side}, true
+			return p.principal(s.ID), true
 		}
 	}
 	return Principal{}, false
+}
+
+func (p Player) principal(campaign string) Principal {
+	return Principal{Campaign: campaign, Player: p.ID, Role: p.Role, Side: p.Side}
 }
 
 // Player returns a person of the campaign.

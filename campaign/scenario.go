@@ -26,7 +26,9 @@ type Scenario struct {
 	Campaign string `yaml:"campaign"`
 	// Battle is the default battle of every step.
 	Battle string `yaml:"battle"`
-	// Actor is the default actor of every step. Default "umpire".
+	// Actor is the default actor of every step: the person of the campaign
+	// each command is entered for. Default "umpire": whoever plays the file
+	// (the operator), for nobody else.
 	Actor string `yaml:"actor"`
 	// Steps are played in order.
 	Steps []Step `yaml:"steps"`
@@ -140,11 +142,23 @@ func ParseScenario(b []byte) (*Scenario, error) {
 	return &sc, nil
 }
 
-// Play runs every step against svc in order, calling report after each.
-// It goes on after a refusal (refusals are outcomes a scenario may expect)
-// and returns ErrExpectation if any step's expectation failed, or the first
-// error that is neither a refusal nor a mismatch.
-func (sc *Scenario) Play(ctx context.Context, svc *Service, report func(StepResult)) error {
+// Executor runs commands: the Service itself, or the ledger's one door
+// (the app package) when a scenario is played through it.
+type Executor interface {
+	Execute(ctx context.Context, req Request) (Outcome, error)
+}
+
+// ScenarioUmpire is the actor that stands for whoever plays the file.
+const ScenarioUmpire = "umpire"
+
+// Play runs every step in order through exec, as principal as, calling
+// report after each. A step's actor other than "umpire" is the person of
+// the campaign the command is entered for (Request.For): recorded as
+// entered by as on their behalf, and authorised as theirs. It goes on after
+// a refusal (refusals are outcomes a scenario may expect) and returns
+// ErrExpectation if any step's expectation failed, or the first error that
+// is neither a refusal nor a mismatch.
+func (sc *Scenario) Play(ctx context.Context, exec Executor, as Principal, report func(StepResult)) error {
 	campaignID, battle, failed := sc.Campaign, sc.Battle, false
 	for i, st := range sc.Steps {
 		n := i + 1
@@ -155,16 +169,19 @@ func (sc *Scenario) Play(ctx context.Context, svc *Service, report func(StepResu
 			battle = st.Battle
 		}
 		req := Request{
-			ID:       st.ID,
-			Actor:    firstNonEmpty(st.Actor, sc.Actor),
-			Campaign: campaignID,
-			Name:     st.Do,
-			Dice:     DiceInput{Values: st.Dice},
+			ID:        st.ID,
+			Principal: as,
+			Campaign:  campaignID,
+			Name:      st.Do,
+			Dice:      DiceInput{Values: st.Dice},
+		}
+		if actor := firstNonEmpty(st.Actor, sc.Actor); actor != ScenarioUmpire {
+			req.For = actor
 		}
 		if req.ID == "" {
 			req.ID = fmt.Sprintf("%s-%d", sc.ID, n)
 		}
-		if !strings.HasPrefix(st.Do, "campaign.") {
+		if !IsCampaignCommand(st.Do) {
 			req.Battle = battle
 		}
 		body, err := sc.body(st)
@@ -173,7 +190,7 @@ func (sc *Scenario) Play(ctx context.Context, svc *Service, report func(StepResu
 		}
 		req.Body = body
 		res := StepResult{Number: n, Step: st, Request: req}
-		res.Outcome, err = svc.Execute(ctx, req)
+		res.Outcome, err = exec.Execute(ctx, req)
 		if err != nil {
 			var r *rules.Refusal
 			if errors.As(err, &r) {

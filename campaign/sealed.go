@@ -3,7 +3,6 @@ package campaign
 import (
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 
@@ -34,7 +33,7 @@ func flankName(key events.Key, commitment string) string {
 // supply besides the dice (prepare): campaign roster checks, the sealing of
 // a flank march's orders and the reveals the rules ask for. It is called
 // on every attempt of a command; a command already sealed is left so.
-func (s *Service) prepareSealed(ctx context.Context, key events.Key, st *rules.State, cmd rules.Command) (rules.Command, error) {
+func (s *Service) prepareSealed(ctx context.Context, key events.Key, st *rules.State, cmd rules.Command, dryRun bool) (rules.Command, error) {
 	if err := s.checkRoster(ctx, key, cmd); err != nil {
 		return nil, err
 	}
@@ -43,15 +42,20 @@ func (s *Service) prepareSealed(ctx context.Context, key events.Key, st *rules.S
 			return nil, r
 		}
 		var salt [flankSaltBytes]byte
-		if _, err := io.ReadFull(s.entropy, salt[:]); err != nil {
-			return nil, fmt.Errorf("campaign: flank march salt: %w", err)
+		if !dryRun {
+			// A dry run seals nothing: its commitment stands for nothing.
+			if _, err := io.ReadFull(s.entropy, salt[:]); err != nil {
+				return nil, fmt.Errorf("campaign: flank march salt: %w", err)
+			}
 		}
 		sealed, commitment, err := rules.SealFlankOrders(*o, hex.EncodeToString(salt[:]))
 		if err != nil {
 			return nil, err
 		}
-		if err := s.vault.Put(ctx, flankName(key, commitment), []byte(sealed)); err != nil {
-			return nil, fmt.Errorf("campaign: seal flank march orders: %w", err)
+		if !dryRun {
+			if err := s.vault.Put(ctx, flankName(key, commitment), []byte(sealed)); err != nil {
+				return nil, fmt.Errorf("campaign: seal flank march orders: %w", err)
+			}
 		}
 		cmd = rules.WithFlankCommitment(cmd, commitment)
 	}
@@ -63,34 +67,4 @@ func (s *Service) prepareSealed(ctx context.Context, key events.Key, st *rules.S
 		cmd = rules.WithFlankReveal(cmd, c, string(raw))
 	}
 	return cmd, nil
-}
-
-// BattleView returns a battle's state as p may see it: the umpire sees
-// every flank march's sealed orders, a player those of their own side's
-// marches, and nobody the others' until the rules reveal them (F.1).
-func (s *Service) BattleView(ctx context.Context, key events.Key, p Principal) (*rules.State, error) {
-	st, _, err := s.State(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	umpire := p.Role == RoleUmpire
-	own := map[string]string{}
-	for _, m := range st.Flank.Marches {
-		if m.RevealedAt != "" || !(umpire || (p.Role == RolePlayer && p.Side == m.Side)) {
-			continue
-		}
-		raw, err := s.vault.Get(ctx, flankName(key, m.Commitment))
-		if errors.Is(err, events.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("campaign: sealed orders of flank march %d: %w", m.N, err)
-		}
-		own[m.Commitment] = string(raw)
-	}
-	side := ""
-	if p.Role == RolePlayer {
-		side = p.Side
-	}
-	return st.WithSealedOrders(own).ViewFor(side, umpire), nil
 }

@@ -1,13 +1,17 @@
 package campaign
 
 import (
+	"bytes"
 	"context"
 	crand "crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -19,11 +23,19 @@ import (
 // Request is one command as it reaches the service from the CLI, a scenario
 // file or HTTP.
 type Request struct {
-	// ID identifies the command; a repeated ID appends nothing new and
-	// answers with the recorded outcome. Required.
+	// ID identifies the command; a repeated ID with the same command from
+	// the same principal appends nothing new and answers with the recorded
+	// outcome; with another command or principal it is a conflict
+	// (IdempotencyConflict). Required.
 	ID string `json:"id"`
-	// Actor is who gives the command.
-	Actor string `json:"actor"`
+	// Principal is who asks: a person of the campaign or the operator.
+	// Required: the service decides what they may do.
+	Principal Principal `json:"principal"`
+	// For, when set, is the person of the campaign the principal (an
+	// umpire or the operator) enters the command for, at the table. The
+	// command is authorised and decided as theirs and recorded as entered
+	// by the principal on their behalf.
+	For string `json:"for,omitempty"`
 	// Campaign and Battle address the stream; Battle is empty for campaign
 	// commands.
 	Campaign string `json:"campaign"`
@@ -34,6 +46,12 @@ type Request struct {
 	Body json.RawMessage `json:"body"`
 	// Dice are physical dice entered for the command; empty means digital.
 	Dice DiceInput `json:"dice"`
+	// DryRun decides the command without appending anything: the answer
+	// is the events it would append now, or its refusal. A dry run never
+	// rolls digital dice (that would show a roll before it counts): a
+	// command that needs them answers ErrNeedsDice after the checks that
+	// come before the roll.
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // Outcome is what an accepted command appended.
@@ -43,6 +61,9 @@ type Outcome struct {
 	// Duplicate is true when the command id had already been applied: the
 	// events are the ones recorded then and nothing new was appended.
 	Duplicate bool `json:"duplicate"`
+	// DryRun is true for a dry run: the events were decided, not appended
+	// (their sequences are 0).
+	DryRun bool `json:"dry_run,omitempty"`
 	// Attempts counts decisions made: more than one after conflicts.
 	Attempts int `json:"attempts"`
 	// Token is a secret issued by the command (player.add,
@@ -226,51 +247,126 @@ func (s *Service) Campaign(ctx context.Context, id string) (State, error) {
 	return c, nil
 }
 
+// commandID is what a command id may be: it becomes part of NATS message
+// ids and event ids, so no dots, spaces, wildcards or control characters.
+var commandID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// InvalidInput is a request the service cannot read: a field that breaks
+// its format or limit. It names the field and the limit, never echoes raw
+// input at length, and nothing is appended.
+type InvalidInput struct {
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
+}
+
+func (e *InvalidInput) Error() string { return fmt.Sprintf("invalid %s: %s", e.Field, e.Reason) }
+
+// IdempotencyConflict is the answer to a command id already used for
+// another command (another body, dice or principal): the earlier command
+// stands and the new one is not carried out.
+type IdempotencyConflict struct {
+	ID string `json:"id"`
+	// Earlier describes the command recorded under the id: its first
+	// event's type and version, and who entered it.
+	EarlierType    string `json:"earlier_type"`
+	EarlierVersion uint64 `json:"earlier_version"`
+	EarlierActor   string `json:"earlier_actor"`
+}
+
+func (e *IdempotencyConflict) Error() string {
+	return fmt.Sprintf("command id %q was already used by another command (%s, event %d, entered by %s); send this command with a new id",
+		e.ID, e.EarlierType, e.EarlierVersion, e.EarlierActor)
+}
+
+// NeedsDice is a dry run's answer for a command whose decision rolls
+// digital dice: everything before the roll was checked; the roll itself
+// happens only when the command is given.
+type NeedsDice struct {
+	Purpose string `json:"purpose"`
+}
+
+func (e *NeedsDice) Error() string {
+	return fmt.Sprintf("a dry run does not roll digital dice (%s): the command is legal up to its roll", e.Purpose)
+}
+
+// call is one request on its way through the service: the principal it
+// acts as and its fingerprint.
+type call struct {
+	Request
+	as   Principal // whom the command is authorised and decided as
+	hash string    // RequestHash
+}
+
 // Execute decides req against the current state and appends its events. A
-// refusal comes back as *rules.Refusal and appends nothing.
+// refusal comes back as *rules.Refusal, a principal asking for what they
+// may not do as *Forbidden, and either appends nothing. With req.DryRun
+// nothing is appended in any case.
 func (s *Service) Execute(ctx context.Context, req Request) (Outcome, error) {
-	if strings.TrimSpace(req.ID) == "" {
-		return Outcome{}, errors.New("campaign: a command needs an id")
-	}
-	if strings.ContainsAny(req.ID, " \t\n.*>") || len(req.ID) > 128 {
-		return Outcome{}, fmt.Errorf("campaign: command id %q: no spaces, dots or wildcards, at most 128 characters", req.ID)
-	}
-	if req.Actor == "" {
-		return Outcome{}, errors.New("campaign: a command needs an actor")
+	if !commandID.MatchString(req.ID) {
+		return Outcome{}, &InvalidInput{Field: "id", Reason: "a command id is 1 to 128 letters, digits, '-' or '_'"}
 	}
 	key := events.Key{Campaign: req.Campaign, Battle: req.Battle}
 	if err := key.Validate(); err != nil {
-		return Outcome{}, &rules.Refusal{Rule: "ids", Code: "bad_id", Message: err.Error()}
+		return Outcome{}, &InvalidInput{Field: "campaign/battle", Reason: err.Error()}
 	}
+	as, err := s.commandFor(ctx, req)
+	if err != nil {
+		return Outcome{}, err
+	}
+	c := call{Request: req, as: as, hash: requestHash(req)}
 	switch req.Name {
 	case CmdCreate, CmdPlayerAdd, CmdTokenReissue:
 		if req.Battle != "" {
 			return Outcome{}, &rules.Refusal{Rule: "campaign", Code: "campaign.battle_given", Message: req.Name + " addresses a campaign, not a battle"}
 		}
-		if req.Name != CmdCreate {
-			return s.executePeople(ctx, key, req)
+		if err := authorize(as, req.Name, req.Body, nil); err != nil {
+			return Outcome{}, err
 		}
-		return s.executeCampaign(ctx, key, req)
+		if req.Name != CmdCreate {
+			return s.executePeople(ctx, key, c)
+		}
+		return s.executeCampaign(ctx, key, c)
 	}
 	if req.Battle == "" {
 		return Outcome{}, &rules.Refusal{Rule: "campaign", Code: "battle.missing", Message: fmt.Sprintf("%s needs a battle", req.Name)}
 	}
-	return s.executeBattle(ctx, key, req)
+	return s.executeBattle(ctx, key, c)
 }
 
-func (s *Service) executeCampaign(ctx context.Context, key events.Key, req Request) (Outcome, error) {
-	var c Create
-	if err := strictJSON(req.Body, &c); err != nil {
-		return Outcome{}, &rules.Refusal{Rule: "command", Code: "command.bad_body", Message: fmt.Sprintf("%s: %v", req.Name, err)}
+// requestHash fingerprints a command as asked: its address, name, body
+// (compacted), dice, who asked and for whom.
+func requestHash(req Request) string {
+	var body bytes.Buffer
+	if err := json.Compact(&body, req.Body); err != nil || body.Len() == 0 {
+		body.Reset()
+		body.Write(req.Body)
 	}
-	if c.Campaign == "" {
-		c.Campaign = key.Campaign
+	b, _ := json.Marshal(struct {
+		Campaign, Battle, Name string
+		Body                   string
+		Dice                   []int
+		EnteredBy              string
+		Principal              string
+		Role                   string
+		For                    string
+	}{req.Campaign, req.Battle, req.Name, body.String(), req.Dice.Values, req.Dice.EnteredBy, req.Principal.Player, req.Principal.Role, req.For})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func (s *Service) executeCampaign(ctx context.Context, key events.Key, c call) (Outcome, error) {
+	var cr Create
+	if err := strictJSON(c.Body, &cr); err != nil {
+		return Outcome{}, &rules.Refusal{Rule: "command", Code: "command.bad_body", Message: fmt.Sprintf("%s: %v", c.Name, err)}
 	}
-	if c.Campaign != key.Campaign {
-		return Outcome{}, &rules.Refusal{Rule: "campaign", Code: "campaign.mismatch", Message: fmt.Sprintf("body names campaign %q, request %q", c.Campaign, key.Campaign)}
+	if cr.Campaign == "" {
+		cr.Campaign = key.Campaign
 	}
-	return s.run(ctx, key, req, func(st *stream) ([]pending, error) {
-		created, err := decideCreate(st.campaign, c)
+	if cr.Campaign != key.Campaign {
+		return Outcome{}, &rules.Refusal{Rule: "campaign", Code: "campaign.mismatch", Message: fmt.Sprintf("body names campaign %q, request %q", cr.Campaign, key.Campaign)}
+	}
+	return s.run(ctx, key, c, func(st *stream) ([]pending, error) {
+		created, err := decideCreate(st.campaign, cr)
 		if err != nil {
 			return nil, err
 		}
@@ -278,40 +374,40 @@ func (s *Service) executeCampaign(ctx context.Context, key events.Key, req Reque
 	})
 }
 
-func (s *Service) executePeople(ctx context.Context, key events.Key, req Request) (Outcome, error) {
+func (s *Service) executePeople(ctx context.Context, key events.Key, c call) (Outcome, error) {
 	token, hash, err := NewToken()
 	if err != nil {
 		return Outcome{}, err
 	}
 	var decide func(*stream) ([]pending, error)
-	switch req.Name {
+	switch c.Name {
 	case CmdPlayerAdd:
-		var c AddPlayer
-		if err := strictJSON(req.Body, &c); err != nil {
-			return Outcome{}, &rules.Refusal{Rule: "command", Code: "command.bad_body", Message: fmt.Sprintf("%s: %v", req.Name, err)}
+		var a AddPlayer
+		if err := strictJSON(c.Body, &a); err != nil {
+			return Outcome{}, &rules.Refusal{Rule: "command", Code: "command.bad_body", Message: fmt.Sprintf("%s: %v", c.Name, err)}
 		}
 		decide = func(st *stream) ([]pending, error) {
-			ev, err := decideAddPlayer(st.campaign, c, hash)
+			ev, err := decideAddPlayer(st.campaign, a, hash)
 			if err != nil {
 				return nil, err
 			}
 			return []pending{{typ: EvPlayerAdded, audience: events.AudienceAll, payload: ev}}, nil
 		}
 	case CmdTokenReissue:
-		var c ReissueToken
-		if err := strictJSON(req.Body, &c); err != nil {
-			return Outcome{}, &rules.Refusal{Rule: "command", Code: "command.bad_body", Message: fmt.Sprintf("%s: %v", req.Name, err)}
+		var r ReissueToken
+		if err := strictJSON(c.Body, &r); err != nil {
+			return Outcome{}, &rules.Refusal{Rule: "command", Code: "command.bad_body", Message: fmt.Sprintf("%s: %v", c.Name, err)}
 		}
 		decide = func(st *stream) ([]pending, error) {
-			ev, err := decideReissue(st.campaign, c, hash)
+			ev, err := decideReissue(st.campaign, r, hash)
 			if err != nil {
 				return nil, err
 			}
 			return []pending{{typ: EvTokenReissued, audience: events.AudienceAll, payload: ev}}, nil
 		}
 	}
-	out, err := s.run(ctx, key, req, decide)
-	if err == nil && !out.Duplicate {
+	out, err := s.run(ctx, key, c, decide)
+	if err == nil && !out.Duplicate && !out.DryRun {
 		out.Token = token
 	}
 	return out, err
@@ -324,32 +420,39 @@ type pending struct {
 	payload  any
 }
 
-func (s *Service) executeBattle(ctx context.Context, key events.Key, req Request) (Outcome, error) {
-	cmd, err := rules.DecodeCommand(req.Name, req.Body)
+func (s *Service) executeBattle(ctx context.Context, key events.Key, c call) (Outcome, error) {
+	cmd, err := rules.DecodeCommand(c.Name, c.Body)
 	if err != nil {
 		var r *rules.Refusal
 		if errors.As(err, &r) {
 			return Outcome{}, r
 		}
-		return Outcome{}, &rules.Refusal{Rule: "command", Code: "command.bad_body", Message: fmt.Sprintf("%s: %v", req.Name, err)}
+		return Outcome{}, &rules.Refusal{Rule: "command", Code: "command.bad_body", Message: fmt.Sprintf("%s: %v", c.Name, err)}
 	}
 	// A battle belongs to a campaign that must exist; battle.create also
 	// records the battle on the campaign's stream, first, so that the
 	// campaign's order of battles is the order of creation.
-	if req.Name == rules.CmdBattleCreate {
-		if err := s.addBattle(ctx, key, req, cmd); err != nil {
+	if c.Name == rules.CmdBattleCreate {
+		if err := authorize(c.as, c.Name, c.Body, nil); err != nil {
+			return Outcome{}, err
+		}
+		if err := s.addBattle(ctx, key, c, cmd); err != nil {
 			return Outcome{}, err
 		}
 	}
-	return s.run(ctx, key, req, func(st *stream) ([]pending, error) {
-		prepared, err := s.prepare(ctx, key, st.battle, cmd)
+	return s.run(ctx, key, c, func(st *stream) ([]pending, error) {
+		// Who may do what is decided on the very state the rules see.
+		if err := authorize(c.as, c.Name, c.Body, st.battle); err != nil {
+			return nil, err
+		}
+		prepared, err := s.prepare(ctx, key, st.battle, cmd, c.DryRun)
 		if err != nil {
 			return nil, err
 		}
-		if prepared, err = s.disputeFacts(ctx, st, req, prepared); err != nil {
+		if prepared, err = s.disputeFacts(ctx, st, c, prepared); err != nil {
 			return nil, err
 		}
-		d, finish, err := s.diceFor(ctx, key, st.battle, req)
+		d, finish, err := s.diceFor(ctx, key, st.battle, c)
 		if err != nil {
 			return nil, err
 		}
@@ -368,21 +471,51 @@ func (s *Service) executeBattle(ctx context.Context, key events.Key, req Request
 	})
 }
 
+// decided says whether err is a decision (a refusal by the rules or the
+// service, a principal forbidden) rather than a failure: a decision made
+// on a state that might be stale is confirmed against the log's head.
+func decided(err error) bool {
+	var r *rules.Refusal
+	var f *Forbidden
+	return errors.As(err, &r) || errors.As(err, &f)
+}
+
 // run is the optimistic loop shared by every stream: decide on the cached
 // state, append with its position as the expectation, and on a conflict
-// refresh and decide again.
-func (s *Service) run(ctx context.Context, key events.Key, req Request, decide func(*stream) ([]pending, error)) (Outcome, error) {
+// refresh and decide again. A refusal is only given once the stream's head
+// at the log's authority (Log.Head) confirms the state it was decided on is
+// the newest: with several processes on one log, this process's copy may
+// lag another's append by a moment, and a refusal appends nothing that a
+// sequence check could catch.
+func (s *Service) run(ctx context.Context, key events.Key, c call, decide func(*stream) ([]pending, error)) (Outcome, error) {
 	st := s.stream(key)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if err := s.refresh(ctx, st); err != nil {
 		return Outcome{}, err
 	}
+	confirmed := false
 	for attempt := 1; attempt <= s.retries+1; attempt++ {
-		if done, ok := st.commands[req.ID]; ok {
-			return Outcome{Key: key, Events: cloneEnvs(done), Duplicate: true, Attempts: attempt - 1}, nil
+		if out, ok, err := st.recorded(key, c, attempt-1); ok || err != nil {
+			return out, err
 		}
 		pend, err := decide(st)
+		if err != nil && c.DryRun {
+			var nd *NeedsDice
+			if errors.As(err, &nd) {
+				return Outcome{Key: key, DryRun: true, Events: []events.Envelope{}}, err
+			}
+		}
+		if err != nil && decided(err) && !confirmed {
+			confirmed = true
+			fresh, ferr := s.confirmHead(ctx, st)
+			if ferr != nil {
+				return Outcome{}, ferr
+			}
+			if !fresh {
+				continue // the log had moved on: decide again on the newest state
+			}
+		}
 		if err != nil {
 			if st.last == nil {
 				s.forget(key, st) // a refusal on an empty stream leaves nothing cached
@@ -390,9 +523,9 @@ func (s *Service) run(ctx context.Context, key events.Key, req Request, decide f
 			return Outcome{}, err
 		}
 		if len(pend) == 0 {
-			return Outcome{}, fmt.Errorf("campaign: %s decided no events", req.Name)
+			return Outcome{}, fmt.Errorf("campaign: %s decided no events", c.Name)
 		}
-		batch, err := s.envelopes(key, req, pend)
+		batch, err := s.envelopes(key, c, pend)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -402,6 +535,15 @@ func (s *Service) run(ctx context.Context, key events.Key, req Request, decide f
 		}
 		if err := events.Chain(st.last, batch); err != nil {
 			return Outcome{}, err
+		}
+		if c.DryRun {
+			for i := range batch {
+				batch[i].Raw = nil
+			}
+			if st.last == nil {
+				s.forget(key, st)
+			}
+			return Outcome{Key: key, Events: batch, DryRun: true, Attempts: attempt}, nil
 		}
 		err = s.log.Append(ctx, key, expected, batch)
 		switch {
@@ -422,24 +564,69 @@ func (s *Service) run(ctx context.Context, key events.Key, req Request, decide f
 					return Outcome{}, werr
 				}
 			}
-			if rerr := s.refresh(ctx, st); rerr != nil {
-				return Outcome{}, rerr
+			if _, herr := s.confirmHead(ctx, st); herr != nil {
+				return Outcome{}, herr
 			}
 			if errors.Is(err, events.ErrDuplicate) {
-				if done, ok := st.commands[req.ID]; ok {
-					return Outcome{Key: key, Events: cloneEnvs(done), Duplicate: true, Attempts: attempt}, nil
+				if out, ok, rerr := st.recorded(key, c, attempt); ok || rerr != nil {
+					return out, rerr
 				}
-				return Outcome{}, fmt.Errorf("campaign: %s on %s: the log holds these event ids but not on this stream: %w", req.Name, key, err)
+				return Outcome{}, fmt.Errorf("campaign: %s on %s: the log holds these event ids but not on this stream: %w", c.Name, key, err)
 			}
 		default:
 			return Outcome{}, fmt.Errorf("campaign: append %s: %w", key, err)
 		}
 	}
-	return Outcome{}, fmt.Errorf("campaign: %s on %s: still conflicting after %d attempts: %w", req.Name, key, s.retries+1, events.ErrConflict)
+	return Outcome{}, fmt.Errorf("campaign: %s on %s: still conflicting after %d attempts: %w", c.Name, key, s.retries+1, events.ErrConflict)
 }
 
-func (s *Service) envelopes(key events.Key, req Request, pend []pending) ([]events.Envelope, error) {
+// recorded answers a command whose id the stream already holds: its
+// recorded outcome when it is the same command from the same principal, an
+// IdempotencyConflict otherwise. ok is false for an id not yet used.
+func (st *stream) recorded(key events.Key, c call, attempts int) (Outcome, bool, error) {
+	done, ok := st.commands[c.ID]
+	if !ok {
+		return Outcome{}, false, nil
+	}
+	first := done[0]
+	same := first.RequestHash == c.hash
+	if first.RequestHash == "" {
+		// Recorded before commands were fingerprinted: the same id from
+		// the same principal is taken as the same command.
+		same = first.Actor == c.Principal.Player
+	}
+	if !same {
+		return Outcome{}, true, &IdempotencyConflict{ID: c.ID, EarlierType: first.Type, EarlierVersion: first.Version, EarlierActor: first.Actor}
+	}
+	return Outcome{Key: key, Events: cloneEnvs(done), Duplicate: true, DryRun: c.DryRun, Attempts: attempts}, true, nil
+}
+
+// confirmHead asks the log's authority for the stream's head and reads up
+// to it: fresh is true when the cached state already was the newest.
+func (s *Service) confirmHead(ctx context.Context, st *stream) (fresh bool, err error) {
+	head, err := s.log.Head(ctx, st.key)
+	if err != nil {
+		return false, fmt.Errorf("campaign: confirm the head of %s: %w", st.key, err)
+	}
+	var at uint64
+	if st.last != nil {
+		at = st.last.Sequence
+	}
+	if head <= at {
+		return true, nil
+	}
+	if err := s.refresh(ctx, st); err != nil {
+		return false, err
+	}
+	return false, nil
+}
+
+func (s *Service) envelopes(key events.Key, c call, pend []pending) ([]events.Envelope, error) {
 	now := s.now().UTC().Truncate(time.Millisecond)
+	onBehalf := ""
+	if c.as.Player != c.Principal.Player {
+		onBehalf = c.as.Player
+	}
 	out := make([]events.Envelope, len(pend))
 	for i, p := range pend {
 		body, err := json.Marshal(p.payload)
@@ -451,16 +638,18 @@ func (s *Service) envelopes(key events.Key, req Request, pend []pending) ([]even
 			return nil, fmt.Errorf("campaign: event type %q is not registered", p.typ)
 		}
 		out[i] = events.Envelope{
-			ID:        fmt.Sprintf("%s/%s/%d", key, req.ID, i),
-			Campaign:  key.Campaign,
-			Battle:    key.Battle,
-			Type:      p.typ,
-			Schema:    info.Schema,
-			Time:      now,
-			Actor:     req.Actor,
-			CommandID: req.ID,
-			Audience:  p.audience,
-			Payload:   body,
+			ID:          fmt.Sprintf("%s/%s/%d", key, c.ID, i),
+			Campaign:    key.Campaign,
+			Battle:      key.Battle,
+			Type:        p.typ,
+			Schema:      info.Schema,
+			Time:        now,
+			Actor:       c.Principal.Player,
+			OnBehalfOf:  onBehalf,
+			CommandID:   c.ID,
+			RequestHash: c.hash,
+			Audience:    p.audience,
+			Payload:     body,
 		}
 	}
 	return out, nil

@@ -54,13 +54,23 @@ func body(t testing.TB, v any) json.RawMessage {
 func exec(t testing.TB, svc *campaign.Service, id, name, battle string, b any, dice ...int) campaign.Outcome {
 	t.Helper()
 	out, err := svc.Execute(context.Background(), campaign.Request{
-		ID: id, Actor: "umpire", Campaign: "c1", Battle: battle, Name: name, Body: body(t, b),
+		ID: id, Principal: seedOwner(name, b), Campaign: "c1", Battle: battle, Name: name, Body: body(t, b),
 		Dice: campaign.DiceInput{Values: dice},
 	})
 	if err != nil {
 		t.Fatalf("%s %s: %v", id, name, err)
 	}
 	return out
+}
+
+// seedOwner is who gives a command in these tests: the operator, named
+// after the player whose dice seed a dice.add_seed adds (a seed is only
+// ever added by its own player, docs/dice.md).
+func seedOwner(name string, b any) campaign.Principal {
+	if m, ok := b.(map[string]string); ok && name == rules.CmdDiceAddSeed {
+		return campaign.Operator(m["player"])
+	}
+	return campaign.Operator("umpire")
 }
 
 // started creates campaign c1 with battle b1, both armies deployed, started.
@@ -118,7 +128,7 @@ func TestOrderRollsAndMoveRefusalAppendNothing(t *testing.T) {
 	}
 
 	before := lastSeq(t, l.log)
-	_, err := svc.Execute(context.Background(), campaign.Request{ID: "m1", Actor: "alice", Campaign: "c1", Battle: "b1",
+	_, err := svc.Execute(context.Background(), campaign.Request{ID: "m1", Principal: campaign.Operator("alice"), Campaign: "c1", Battle: "b1",
 		Name: "unit.move", Body: body(t, map[string]any{"unit": "red-inf1", "to": map[string]float64{"x": 20, "y": 16.1}})})
 	var r *rules.Refusal
 	if !errors.As(err, &r) || r.Rule != "C.17" {
@@ -206,7 +216,7 @@ func TestConflictingAppendsRetryToConsistentLog(t *testing.T) {
 			for i := 0; i < per; i++ {
 				// Seeds are added by distinct players: all commands are valid in any order.
 				out, err := svc.Execute(context.Background(), campaign.Request{
-					ID: fmt.Sprintf("w%d-%d", w, i), Actor: "p", Campaign: "c1", Battle: "b1", Name: rules.CmdDiceAddSeed,
+					ID: fmt.Sprintf("w%d-%d", w, i), Principal: campaign.Operator(fmt.Sprintf("p%d-%d", w, i)), Campaign: "c1", Battle: "b1", Name: rules.CmdDiceAddSeed,
 					Body: body(t, map[string]string{"player": fmt.Sprintf("p%d-%d", w, i), "seed": "s"}),
 				})
 				if err != nil {
@@ -266,7 +276,7 @@ func TestStaleDecisionIsNeverAppended(t *testing.T) {
 	a, b := l.service(), l.service()
 	started(t, a)
 	exec(t, a, "x1", rules.CmdDiceAddSeed, "b1", map[string]string{"player": "alice", "seed": "a"})
-	_, err := b.Execute(context.Background(), campaign.Request{ID: "x3", Actor: "alice", Campaign: "c1", Battle: "b1",
+	_, err := b.Execute(context.Background(), campaign.Request{ID: "x3", Principal: campaign.Operator("alice"), Campaign: "c1", Battle: "b1",
 		Name: rules.CmdDiceAddSeed, Body: body(t, map[string]string{"player": "alice", "seed": "again"})})
 	var r *rules.Refusal
 	if !errors.As(err, &r) || r.Code != "seed_given" {
@@ -314,7 +324,7 @@ func TestPhysicalDiceMustAllBeUsed(t *testing.T) {
 		dice []int
 		code string
 	}{{[]int{3}, "dice.missing"}, {[]int{3, 3, 2}, "dice.unused"}, {[]int{7, 1}, "dice.out_of_range"}} {
-		_, err := svc.Execute(context.Background(), campaign.Request{ID: "o", Actor: "alice", Campaign: "c1", Battle: "b1",
+		_, err := svc.Execute(context.Background(), campaign.Request{ID: "o", Principal: campaign.Operator("alice"), Campaign: "c1", Battle: "b1",
 			Name: "order.give", Body: body(t, map[string]any{"general": "red-gen", "units": []string{"red-inf1"},
 				"content": map[string]string{"action": "move"}}), Dice: campaign.DiceInput{Values: tc.dice}})
 		var r *rules.Refusal
@@ -330,7 +340,7 @@ func TestPhysicalDiceMustAllBeUsed(t *testing.T) {
 func TestUnknownCampaignRefused(t *testing.T) {
 	l := openLedger(t, jetstream.Config{})
 	svc := l.service()
-	_, err := svc.Execute(context.Background(), campaign.Request{ID: "b", Actor: "umpire", Campaign: "nope", Battle: "b1",
+	_, err := svc.Execute(context.Background(), campaign.Request{ID: "b", Principal: campaign.Operator("umpire"), Campaign: "nope", Battle: "b1",
 		Name: "battle.create", Body: body(t, map[string]any{"table": map[string]int{"width": 72, "depth": 48}, "first_side": "red"})})
 	var r *rules.Refusal
 	if !errors.As(err, &r) || r.Code != "campaign.unknown" {
@@ -383,7 +393,7 @@ func TestConflictIsDecidedAgainOnFreshState(t *testing.T) {
 	racing.before = func() {
 		exec(t, other, "carol-1", rules.CmdDiceAddSeed, "b1", map[string]string{"player": "carol", "seed": "c"})
 	}
-	_, err := svc.Execute(context.Background(), campaign.Request{ID: "carol-2", Actor: "carol", Campaign: "c1", Battle: "b1",
+	_, err := svc.Execute(context.Background(), campaign.Request{ID: "carol-2", Principal: campaign.Operator("carol"), Campaign: "c1", Battle: "b1",
 		Name: rules.CmdDiceAddSeed, Body: body(t, map[string]string{"player": "carol", "seed": "again"})})
 	var r *rules.Refusal
 	if !errors.As(err, &r) || r.Code != "seed_given" {
@@ -415,7 +425,7 @@ func TestRefusedBattleCreateLeavesNoBattle(t *testing.T) {
 	svc := l.service()
 	exec(t, svc, "create", campaign.CmdCreate, "", map[string]any{"name": "C1", "sides": []map[string]string{
 		{"id": "red", "name": "Red"}, {"id": "blue", "name": "Blue"}}})
-	_, err := svc.Execute(context.Background(), campaign.Request{ID: "bad", Actor: "umpire", Campaign: "c1", Battle: "b1",
+	_, err := svc.Execute(context.Background(), campaign.Request{ID: "bad", Principal: campaign.Operator("umpire"), Campaign: "c1", Battle: "b1",
 		Name: "battle.create", Body: body(t, map[string]any{"table": map[string]float64{"width": -1, "depth": 48}, "first_side": "red"})})
 	var r *rules.Refusal
 	if !errors.As(err, &r) {

@@ -24,7 +24,7 @@ func playFile(t *testing.T, svc *campaign.Service, path string) {
 		t.Fatal(err)
 	}
 	var steps []campaign.StepResult
-	err = sc.Play(context.Background(), svc, func(r campaign.StepResult) { steps = append(steps, r) })
+	err = sc.Play(context.Background(), svc, campaign.Operator("umpire"), func(r campaign.StepResult) { steps = append(steps, r) })
 	for _, r := range steps {
 		if r.Refusal != nil && r.Refusal.Code == "orders_in_open" {
 			t.Skip("campaign/battle.go prepare() does not call prepareSealed yet")
@@ -146,7 +146,7 @@ func TestFlankSealedInVault(t *testing.T) {
 	svc := l.service()
 	started(t, svc)
 	ctx := context.Background()
-	_, err := svc.Execute(ctx, campaign.Request{ID: "fm", Actor: "alice", Campaign: "c1", Battle: "b1", Name: rules.CmdFlankDeclare,
+	_, err := svc.Execute(ctx, campaign.Request{ID: "fm", Principal: campaign.Operator("alice"), Campaign: "c1", Battle: "b1", Name: rules.CmdFlankDeclare,
 		Body: body(t, map[string]any{"side": "red", "edge": "east", "orders": map[string]any{
 			"entry": map[string]float64{"x": 72, "y": 30},
 			"brigades": []map[string]any{{"id": "rf", "order": "attack", "general": map[string]any{"id": "rf-gen", "rating": 7},
@@ -187,7 +187,11 @@ func TestFlankSealedInVault(t *testing.T) {
 		{campaign.Principal{Role: campaign.RolePlayer, Side: "red"}, true},
 		{campaign.Principal{Role: campaign.RoleUmpire}, true},
 	} {
-		v, err := svc.BattleView(ctx, key, c.p)
+		st, _, err := svc.State(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := svc.View(ctx, key, st, c.p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,11 +73,22 @@ type Envelope struct {
 	Schema int `json:"schema"`
 	// Time is when the service accepted the command (stamped, not read by rules).
 	Time time.Time `json:"time"`
-	// Actor is who gave the command: a player id, "umpire", or "system".
+	// Actor is who entered the command: a person of the campaign (by their
+	// token), or the ledger's operator (the owner of its data folder, or
+	// the server's admin token).
 	Actor string `json:"actor"`
+	// OnBehalfOf, when set, is the person of the campaign the actor
+	// entered the command for (the operator typing a player's order at the
+	// table): the command is theirs, entered by the actor. Both names are
+	// recorded; the event never claims the person entered it.
+	OnBehalfOf string `json:"on_behalf_of,omitempty"`
 	// CommandID is the id of the command that caused this event; retries of
 	// the same command id append nothing new.
 	CommandID string `json:"command_id"`
+	// RequestHash is the SHA-256 of the command as it was asked (its name,
+	// body, dice and who asked), so that the same id sent again with
+	// another command is recognised as a conflict, not as a repeat.
+	RequestHash string `json:"request_hash,omitempty"`
 	// Audience says who may read it: AudienceAll, AudienceUmpire or "side:<id>".
 	Audience string `json:"audience"`
 	// PrevHash is the hex SHA-256 of the previous event of the same stream as
@@ -92,6 +103,15 @@ type Envelope struct {
 	// Raw is the stored message exactly as it was written, set by the store on
 	// read and append; the hash chain is computed over these bytes.
 	Raw []byte `json:"-"`
+}
+
+// Author returns whose command the event records: the person it was
+// entered for, or else whoever entered it.
+func (e *Envelope) Author() string {
+	if e.OnBehalfOf != "" {
+		return e.OnBehalfOf
+	}
+	return e.Actor
 }
 
 // Key returns the stream key of the event.

@@ -45,7 +45,7 @@ func TestTimelineEqualsLiveState(t *testing.T) {
 	}
 	key := events.Key{Campaign: sc.Campaign, Battle: sc.LastBattle()}
 	live := map[uint64][]byte{}
-	err = sc.Play(ctx, svc, func(r campaign.StepResult) {
+	err = sc.Play(ctx, svc, campaign.Operator("umpire"), func(r campaign.StepResult) {
 		if r.Request.Battle != key.Battle {
 			return
 		}

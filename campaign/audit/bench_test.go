@@ -46,7 +46,7 @@ func playBig(tb testing.TB, minEvents int) []events.Envelope {
 		}
 		n++
 		out, err := l.svc.Execute(context.Background(), campaign.Request{
-			ID: fmt.Sprintf("c%d", n), Actor: actor, Campaign: bigKey.Campaign, Battle: battle, Name: name, Body: b})
+			ID: fmt.Sprintf("c%d", n), Principal: campaign.Operator(actor), Campaign: bigKey.Campaign, Battle: battle, Name: name, Body: b})
 		var r *rules.Refusal
 		if err != nil && !errors.As(err, &r) {
 			tb.Fatalf("%s: %v", name, err)

@@ -75,7 +75,7 @@ func TestDocsPythonAudit(t *testing.T) {
 
 	// One byte changed in the file, not re-chained.
 	file := exportBytes(t, playFirstBattle(t), false)
-	at := strings.Index(string(file), `\"actor\":\"karl\"`) + len(`\"actor\":\"k`)
+	at := strings.Index(string(file), `\"on_behalf_of\":\"karl\"`) + len(`\"on_behalf_of\":\"k`)
 	file[at] = 'c'
 	if code, out := run(write("flipped.jsonl", string(file))); code != 1 || !strings.Contains(out, "altered") {
 		t.Errorf("a flipped byte: exit %d\n%s", code, out)

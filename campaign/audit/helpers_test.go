@@ -76,7 +76,7 @@ func playFirstBattle(tb testing.TB) []events.Envelope {
 			firstBattle.err = err
 			return
 		}
-		if err := sc.Play(context.Background(), l.svc, nil); err != nil {
+		if err := sc.Play(context.Background(), l.svc, campaign.Operator("umpire"), nil); err != nil {
 			firstBattle.err = err
 			return
 		}
@@ -106,7 +106,7 @@ func tallyRolls(tb testing.TB, evs []events.Envelope) map[string]rollTally {
 		if err := json.Unmarshal(e.Payload, &r); err != nil {
 			tb.Fatal(err)
 		}
-		who := e.Actor
+		who := e.Author()
 		if r.Source == "physical" && r.EnteredBy != "" {
 			who = r.EnteredBy
 		}

@@ -238,13 +238,13 @@ func (a *auditor) event(d *events.Envelope, seq uint64) {
 	case *rules.DiceCommitted:
 		a.committed(r, ev)
 	case *rules.DiceSeedAdded:
-		a.seedAdded(r, d.Actor, ev)
+		a.seedAdded(r, d.Author(), ev)
 	case *rules.DiceRevealed:
 		a.revealed(r, ev)
 	case *rules.DiceRolled:
-		a.rolled(r, d.Actor, ev)
+		a.rolled(r, d.Author(), ev)
 	case *rules.OrderResolved:
-		a.resolved(r, d.Actor, ev)
+		a.resolved(r, d.Author(), ev)
 	case *rules.BattleEnded:
 		if a.ended == nil {
 			a.ended = &r

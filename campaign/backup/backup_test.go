@@ -221,7 +221,7 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 		t.Fatalf("restored projection differs from the original's at the cut: %v %v", diffs, err)
 	}
 	restSvc := campaign.NewService(dst.log, dst.vault, campaign.Options{Entropy: dicetest.New(t.Name() + "/restored")})
-	end, err := restSvc.Execute(ctx, campaign.Request{ID: "end-after-restore", Actor: "umpire", Campaign: "bk", Battle: "b1",
+	end, err := restSvc.Execute(ctx, campaign.Request{ID: "end-after-restore", Principal: campaign.Operator("umpire"), Campaign: "bk", Battle: "b1",
 		Name: "battle.end", Body: []byte(`{"reason":"restored"}`)})
 	if err != nil {
 		t.Fatal(err)

@@ -27,12 +27,12 @@ import (
 // Sides are the two sides of every generated campaign.
 var Sides = []campaign.Side{{ID: "red", Name: "Red", Nation: "france"}, {ID: "blue", Name: "Blue", Nation: "austria"}}
 
-// Actor gives every generated command.
-const Actor = "umpire"
+// Actor gives every generated command: the operator.
+var Actor = campaign.Operator("loadgen")
 
 // CreateCampaign is the command that creates campaign id with Sides.
 func CreateCampaign(id string) campaign.Request {
-	return campaign.Request{ID: "create-" + id, Actor: Actor, Campaign: id, Name: campaign.CmdCreate,
+	return campaign.Request{ID: "create-" + id, Principal: Actor, Campaign: id, Name: campaign.CmdCreate,
 		Body: mustJSON(map[string]any{"name": "Synthetic " + id, "sides": Sides})}
 }
 
@@ -95,7 +95,7 @@ const Setup = 4
 // Next returns the script's next command.
 func (b *Battle) Next() campaign.Request {
 	b.n++
-	req := campaign.Request{ID: fmt.Sprintf("%s-%06d", b.ID, b.n), Actor: Actor, Campaign: b.Campaign, Battle: b.ID}
+	req := campaign.Request{ID: fmt.Sprintf("%s-%06d", b.ID, b.n), Principal: Actor, Campaign: b.Campaign, Battle: b.ID}
 	switch b.n {
 	case 1:
 		req.Name = rules.CmdBattleCreate

@@ -464,6 +464,9 @@ func (l *Log) Head(ctx context.Context, key events.Key) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("jetstream: head of %s: %w", key, err)
 	}
+	// A Read after this looks as far as the leader's head, fetching from
+	// the leader what a lagging replica does not have yet.
+	l.noteAcked(Subject(key), seq)
 	return seq, nil
 }
 

@@ -91,7 +91,7 @@ func insertEventRows(ctx context.Context, tx *txw, e *events.Envelope, ev rules.
 			 distance, formation, target, contact, detail, actor)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			e.Sequence, key.Campaign, key.Battle, turn, unit, e.Type, used, fx, fy, ff, tx_, ty, tf,
-			dv, formation, target, contact, detail, e.Actor)
+			dv, formation, target, contact, detail, e.Author())
 		return err
 	}
 	switch x := ev.(type) {
@@ -109,7 +109,7 @@ func insertEventRows(ctx context.Context, tx *txw, e *events.Envelope, ev rules.
 			 side, c_in_c, action, special, attached, blunder, summary)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			e.Sequence, key.Campaign, key.Battle, x.Turn, x.General, string(units), string(roll), string(mods),
-			x.BaseRating, x.Effective, x.Outcome, x.Actions, e.Actor,
+			x.BaseRating, x.Effective, x.Outcome, x.Actions, e.Author(),
 			x.Side, x.CInC, x.Content.Action, x.Special, x.Attached, blunder, x.Summary)
 	case *rules.DiceRolled:
 		vals, _ := json.Marshal(x.Values)
@@ -120,7 +120,7 @@ func insertEventRows(ctx context.Context, tx *txw, e *events.Envelope, ev rules.
 		_, err = tx.ExecContext(ctx, `INSERT INTO rolls
 			(seq, campaign, battle, counter, purpose, sides, dice, total, source, entered_by, actor)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			e.Sequence, key.Campaign, key.Battle, x.Counter, x.Purpose, x.Sides, string(vals), total, x.Source, x.EnteredBy, e.Actor)
+			e.Sequence, key.Campaign, key.Battle, x.Counter, x.Purpose, x.Sides, string(vals), total, x.Source, x.EnteredBy, e.Author())
 	case *rules.UnitMoved:
 		detail := ""
 		if x.FailedMove {
@@ -147,7 +147,7 @@ func insertEventRows(ctx context.Context, tx *txw, e *events.Envelope, ev rules.
 		err = action(x.Turn, x.Unit, 0, nil, nil, nil, "", "", false, "")
 	case *rules.DiceSeedAdded:
 		_, err = tx.ExecContext(ctx, `INSERT INTO dice_seeds (seq, campaign, battle, period, player, seed, actor)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, e.Sequence, key.Campaign, key.Battle, x.Period, x.Player, x.Seed, e.Actor)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, e.Sequence, key.Campaign, key.Battle, x.Period, x.Player, x.Seed, e.Author())
 	}
 	return err
 }

@@ -41,7 +41,7 @@ func battleLog(t *testing.T) events.Log {
 	do := func(id, name, battle string, body any, dice ...int) {
 		t.Helper()
 		b, _ := json.Marshal(body)
-		if _, err := svc.Execute(context.Background(), campaign.Request{ID: id, Actor: "umpire", Campaign: "c1", Battle: battle,
+		if _, err := svc.Execute(context.Background(), campaign.Request{ID: id, Principal: campaign.Operator("umpire"), Campaign: "c1", Battle: battle,
 			Name: name, Body: b, Dice: campaign.DiceInput{Values: dice}}); err != nil {
 			t.Fatalf("%s: %v", id, err)
 		}

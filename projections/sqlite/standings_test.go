@@ -38,7 +38,7 @@ func openService(t *testing.T) (events.Log, *campaign.Service) {
 func execute(t *testing.T, svc *campaign.Service, actor, camp, battle, id, name string, body any, dice ...int) campaign.Outcome {
 	t.Helper()
 	b, _ := json.Marshal(body)
-	out, err := svc.Execute(context.Background(), campaign.Request{ID: id, Actor: actor, Campaign: camp, Battle: battle,
+	out, err := svc.Execute(context.Background(), campaign.Request{ID: id, Principal: campaign.Operator(actor), Campaign: camp, Battle: battle,
 		Name: name, Body: b, Dice: campaign.DiceInput{Values: dice}})
 	if err != nil {
 		t.Fatalf("%s %s: %v", id, name, err)
@@ -246,7 +246,7 @@ func TestStandingsEqualTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = sc.Play(ctx, svc, func(r campaign.StepResult) {
+	err = sc.Play(ctx, svc, campaign.Operator("umpire"), func(r campaign.StepResult) {
 		if r.Mismatch != "" {
 			t.Errorf("step %d %s: %s: %v %v", r.Number, r.Step.Do, r.Mismatch, r.Refusal, r.Err)
 		}
@@ -256,12 +256,27 @@ func TestStandingsEqualTheService(t *testing.T) {
 	}
 	const camp = "f-campaign"
 	var hashes []string
-	for _, p := range []map[string]string{{"player": "red-player", "role": "player", "side": "red", "name": "Marie"}, {"player": "ump", "role": "umpire"}} {
+	// red-player is a person of the campaign since the file's start.
+	for _, p := range []map[string]string{{"player": "ump", "role": "umpire"}} {
 		out := execute(t, svc, "umpire", camp, "", "add-"+p["player"], campaign.CmdPlayerAdd, p)
 		hashes = append(hashes, campaign.HashToken(out.Token))
 	}
 	out := execute(t, svc, "umpire", camp, "", "reissue", campaign.CmdTokenReissue, map[string]string{"player": "red-player"})
 	hashes = append(hashes, campaign.HashToken(out.Token))
+	// And the hash of red-player's first token, recorded when the file added them.
+	cevs, err := log.Read(ctx, events.Key{Campaign: camp}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range cevs {
+		if e.Type == campaign.EvPlayerAdded {
+			var pa campaign.PlayerAdded
+			if err := json.Unmarshal(e.Payload, &pa); err != nil {
+				t.Fatal(err)
+			}
+			hashes = append(hashes, pa.TokenHash)
+		}
+	}
 
 	// Before the march's orders are revealed (at the end of battle one),
 	// nothing in the projection names what marched or where.

@@ -172,30 +172,30 @@ func insertDisputeRows(ctx context.Context, tx *txw, e *events.Envelope, ev rule
 		_, err = tx.ExecContext(ctx, `INSERT INTO disputes
 			(campaign, battle, dispute, event_version, event_type, status, reason, raised_by, raised_seq, ruling, corrections, ruled_by, ruled_seq)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', 0, '', NULL)`,
-			key.Campaign, key.Battle, x.Dispute, x.EventVersion, x.DisputedType, rules.DisputeOpen, x.Reason, e.Actor, e.Sequence)
+			key.Campaign, key.Battle, x.Dispute, x.EventVersion, x.DisputedType, rules.DisputeOpen, x.Reason, e.Author(), e.Sequence)
 	case *rules.DisputeUpheld:
 		_, err = tx.ExecContext(ctx, `UPDATE disputes SET status = ?, ruling = ?, corrections = ?, ruled_by = ?, ruled_seq = ?
 			WHERE campaign = ? AND battle = ? AND dispute = ?`,
-			rules.DisputeStatusUpheld, x.Ruling, x.Corrections, e.Actor, e.Sequence, key.Campaign, key.Battle, x.Dispute)
+			rules.DisputeStatusUpheld, x.Ruling, x.Corrections, e.Author(), e.Sequence, key.Campaign, key.Battle, x.Dispute)
 	case *rules.DisputeDismissed:
 		_, err = tx.ExecContext(ctx, `UPDATE disputes SET status = ?, ruling = ?, ruled_by = ?, ruled_seq = ?
 			WHERE campaign = ? AND battle = ? AND dispute = ?`,
-			rules.DisputeStatusDismissed, x.Ruling, e.Actor, e.Sequence, key.Campaign, key.Battle, x.Dispute)
+			rules.DisputeStatusDismissed, x.Ruling, e.Author(), e.Sequence, key.Campaign, key.Battle, x.Dispute)
 	case *rules.RetractRequested:
 		versions, _ := json.Marshal(nonNil(x.Versions))
 		types, _ := json.Marshal(nonNil(x.Types))
 		_, err = tx.ExecContext(ctx, `INSERT INTO retractions
 			(campaign, battle, request, command_id, versions, types, turn, phase, status, requested_by, requested_seq, answered_by, answered_seq, reason)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', NULL, '')`,
-			key.Campaign, key.Battle, x.Request, x.CommandID, string(versions), string(types), x.Turn, x.Phase, rules.RetractPending, e.Actor, e.Sequence)
+			key.Campaign, key.Battle, x.Request, x.CommandID, string(versions), string(types), x.Turn, x.Phase, rules.RetractPending, e.Author(), e.Sequence)
 	case *rules.RetractDeclined:
 		_, err = tx.ExecContext(ctx, `UPDATE retractions SET status = ?, answered_by = ?, answered_seq = ?, reason = ?
 			WHERE campaign = ? AND battle = ? AND request = ?`,
-			rules.RetractStatusDeclined, e.Actor, e.Sequence, x.Reason, key.Campaign, key.Battle, x.Request)
+			rules.RetractStatusDeclined, e.Author(), e.Sequence, x.Reason, key.Campaign, key.Battle, x.Request)
 	case *rules.CommandRetracted:
 		_, err = tx.ExecContext(ctx, `UPDATE retractions SET status = ?, answered_by = ?, answered_seq = ?
 			WHERE campaign = ? AND battle = ? AND request = ?`,
-			rules.RetractDone, e.Actor, e.Sequence, key.Campaign, key.Battle, x.Request)
+			rules.RetractDone, e.Author(), e.Sequence, key.Campaign, key.Battle, x.Request)
 	}
 	return err
 }

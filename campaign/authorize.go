@@ -1,0 +1,246 @@
+package campaign
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/rules"
+)
+
+// Forbidden is the service's answer to a principal asking for what they
+// may not do. It names who asked and why, and nothing is appended.
+type Forbidden struct {
+	// Who is the principal refused ("marie", or "operator").
+	Who string `json:"who"`
+	// Reason says what they may not do, in words.
+	Reason string `json:"reason"`
+}
+
+func (e *Forbidden) Error() string { return fmt.Sprintf("forbidden: %s: %s", e.Who, e.Reason) }
+
+func forbid(p Principal, format string, a ...any) error {
+	return &Forbidden{Who: p.Player, Reason: fmt.Sprintf(format, a...)}
+}
+
+// Unauthenticated is the answer to a token the campaign does not know.
+type Unauthenticated struct{ Campaign string }
+
+func (e *Unauthenticated) Error() string {
+	return fmt.Sprintf("unauthenticated: the token is not one of campaign %q's", e.Campaign)
+}
+
+// UnknownCampaign is the answer for a campaign that does not exist.
+type UnknownCampaign struct{ Campaign string }
+
+func (e *UnknownCampaign) Error() string { return fmt.Sprintf("no campaign %q", e.Campaign) }
+
+// Authenticate returns the person of campaign id whose token this is.
+func (s *Service) Authenticate(ctx context.Context, id, token string) (Principal, error) {
+	c, err := s.Campaign(ctx, id)
+	if err != nil {
+		return Principal{}, err
+	}
+	if !c.Exists() {
+		return Principal{}, &UnknownCampaign{Campaign: id}
+	}
+	p, ok := c.Authenticate(token)
+	if !ok {
+		return Principal{}, &Unauthenticated{Campaign: id}
+	}
+	return p, nil
+}
+
+// umpireOnly are the commands only an umpire gives: they set up or close a
+// campaign or a battle, give people roles, or rule disputes.
+var umpireOnly = map[string]bool{
+	rules.CmdBattleCreate:   true,
+	rules.CmdBattleStart:    true,
+	rules.CmdBattleEnd:      true,
+	CmdPlayerAdd:            true,
+	CmdTokenReissue:         true,
+	rules.CmdObjectiveHold:  true,
+	rules.CmdDisputeUphold:  true,
+	rules.CmdDisputeDismiss: true,
+}
+
+// refs are the fields of a command body that say whom it acts for; the
+// rules decode the body strictly afterwards.
+type refs struct {
+	Unit    string `json:"unit"`
+	General string `json:"general"`
+	Side    string `json:"side"`
+	Player  string `json:"player"`
+	Brigade string `json:"brigade"`
+}
+
+// commandFor returns the principal a request acts as: the principal who
+// entered it, or, when it is entered for a person of the campaign
+// (Request.For), that person. Only an umpire or the operator enters a
+// command for someone, and only for a person of the campaign.
+func (s *Service) commandFor(ctx context.Context, req Request) (Principal, error) {
+	p := req.Principal
+	if p.Player == "" || p.Role == "" {
+		return Principal{}, fmt.Errorf("campaign: %s: a command needs a principal (who asks)", req.Name)
+	}
+	if !p.IsOperator() && p.Campaign != req.Campaign {
+		return Principal{}, forbid(p, "a person of campaign %q gives no commands in campaign %q", p.Campaign, req.Campaign)
+	}
+	if req.For == "" || req.For == p.Player {
+		return p, nil
+	}
+	if !p.Umpires() {
+		return Principal{}, forbid(p, "only an umpire or the operator enters a command for someone else (%s asked for %s)", p.Player, req.For)
+	}
+	c, err := s.Campaign(ctx, req.Campaign)
+	if err != nil {
+		return Principal{}, err
+	}
+	who, ok := c.Player(req.For)
+	if !ok {
+		return Principal{}, &rules.Refusal{Rule: "campaign", Code: "player.unknown",
+			Message: fmt.Sprintf("no person %q in campaign %q to enter the command for; add them with player.add", req.For, req.Campaign)}
+	}
+	return who.principal(req.Campaign), nil
+}
+
+// authorize decides whether p (the principal the command acts as) may give
+// the command, on st, the battle's state the rules decide it on (nil for a
+// campaign's own commands). A player commands only their own side: an
+// order by the side of its general; a unit's move, formation change,
+// charge, initiative, march, fire, combat outcome and flank rally by the
+// unit's side; a general's move by his side; a brigade's march or order
+// change by its side; phase.end, movement.hand_over and the flank-march
+// commands by their side field; army.deploy for their own side;
+// dice.add_seed only with their own player id; dispute.raise and the
+// retraction commands always (the rules check a request is their own, and
+// authorizeRetraction who answers one); the umpire's commands never. A
+// general or unit the battle does not know is left to the rules, which
+// refuse it (nothing is appended either way).
+func authorize(p Principal, name string, body json.RawMessage, st *rules.State) error {
+	if name == CmdCreate {
+		if !p.IsOperator() {
+			return forbid(p, "campaign.create is the operator's (the ledger's owner or its admin token)")
+		}
+		return nil
+	}
+	var r refs
+	if len(body) > 0 {
+		// Loose on purpose: unknown fields are the rules' to refuse, strictly.
+		_ = json.Unmarshal(body, &r)
+	}
+	if name == rules.CmdDiceAddSeed && r.Player != p.Player {
+		// A dice seed is a person's own: added by them (or for them at
+		// the table), never as someone else's.
+		return forbid(p, "%s adds a dice seed only as themselves, not as %q", p.Player, r.Player)
+	}
+	if p.Umpires() {
+		return nil
+	}
+	if p.Role != RolePlayer {
+		return forbid(p, "a %s gives no commands", p.Role)
+	}
+	if umpireOnly[name] {
+		return forbid(p, "%s is the umpire's", name)
+	}
+	side := ""
+	switch name {
+	case rules.CmdArmyDeploy, rules.CmdPhaseEnd, rules.CmdMovementHandOver,
+		rules.CmdFlankDeclare, rules.CmdFlankChooseEntry, rules.CmdFlankEnter:
+		side = r.Side
+	case rules.CmdDisputeRaise, rules.CmdRetractRequest, rules.CmdRetractAgree, rules.CmdRetractDecline, rules.CmdDiceAddSeed:
+		return nil
+	case rules.CmdOrderGive, rules.CmdGeneralMove, rules.CmdGeneralDetach:
+		if side = generalSide(st, r.General); side == "" {
+			return nil
+		}
+	case rules.CmdUnitMove, rules.CmdUnitReform, rules.CmdUnitCharge, rules.CmdInitiativeTake, rules.CmdInitiativeDecline,
+		rules.CmdUnitMarch, rules.CmdUnitFire, rules.CmdCombatRecord, rules.CmdFlankRally:
+		u := st.Units[r.Unit]
+		if u == nil {
+			return nil
+		}
+		side = u.Side
+	case rules.CmdMarchDeclare, rules.CmdBrigadeOrder:
+		if side = brigadeSide(st, r.Brigade); side == "" {
+			return nil
+		}
+	}
+	if !p.CanCommand(side) {
+		return forbid(p, "player %s commands side %s only; %s is for side %q", p.Player, p.Side, name, side)
+	}
+	return nil
+}
+
+// authorizeRetraction checks who answers a retraction request: the
+// opponent agrees (a player of another side than the requester's); the
+// opponent declines, or the requester withdraws. An umpire may do either.
+// evs are the battle's events up to the state the command is decided on. A
+// request the log does not hold is left to the rules, which refuse it.
+func (s *Service) authorizeRetraction(ctx context.Context, p Principal, name string, n int, evs []events.Envelope, camp string) error {
+	if p.Umpires() {
+		return nil
+	}
+	requester := ""
+	for _, e := range evs {
+		if e.Type != rules.EvRetractRequested {
+			continue
+		}
+		if ev, err := decodeBattle(e); err == nil && ev.(*rules.RetractRequested).Request == n {
+			requester = e.Author()
+		}
+	}
+	if requester == "" {
+		return nil
+	}
+	c, err := s.Campaign(ctx, camp)
+	if err != nil {
+		return err
+	}
+	side := ""
+	if who, ok := c.Player(requester); ok {
+		side = who.Side
+	}
+	own := p.Player == requester || (side != "" && p.Side == side)
+	switch {
+	case name == rules.CmdRetractAgree && own:
+		return forbid(p, "the opponent agrees to a retraction: %s of side %s asked for request %d", requester, side, n)
+	case name == rules.CmdRetractDecline && own && p.Player != requester:
+		return forbid(p, "only the opponent declines, or %s withdraws, request %d", requester, n)
+	}
+	return nil
+}
+
+// brigadeSide returns the side of a brigade, or "".
+func brigadeSide(st *rules.State, id string) string {
+	if st == nil || id == "" {
+		return ""
+	}
+	for _, sd := range st.Sides {
+		for _, b := range sd.Brigades {
+			if b.ID == id {
+				return sd.ID
+			}
+		}
+	}
+	return ""
+}
+
+// generalSide returns the side of a general or C-in-C, or "".
+func generalSide(st *rules.State, id string) string {
+	if st == nil || id == "" {
+		return ""
+	}
+	for _, sd := range st.Sides {
+		if sd.CInC != nil && sd.CInC.ID == id {
+			return sd.ID
+		}
+		for _, b := range sd.Brigades {
+			if b.General.ID == id {
+				return sd.ID
+			}
+		}
+	}
+	return ""
+}
