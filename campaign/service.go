@@ -46,6 +46,9 @@ type Request struct {
 	Body json.RawMessage `json:"body"`
 	// Dice are physical dice entered for the command; empty means digital.
 	Dice DiceInput `json:"dice"`
+	// Nonce is fresh randomness from the device of the person whose
+	// command it is (hex), for the digital dice it rolls (docs/dice.md).
+	Nonce string `json:"nonce,omitempty"`
 	// DryRun decides the command without appending anything: the answer
 	// is the events it would append now, or its refusal. A dry run never
 	// rolls digital dice (that would show a roll before it counts): a

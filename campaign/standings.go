@@ -26,6 +26,7 @@ import (
 // Standings is a campaign's results and rosters so far.
 type Standings struct {
 	Campaign string         `json:"campaign"`
+	Name     string         `json:"name,omitempty"`
 	Sides    []SideStanding `json:"sides"`
 	Battles  []BattleResult `json:"battles"`
 	Rosters  []Roster       `json:"rosters"`
@@ -58,10 +59,12 @@ type BattleResult struct {
 	Destroyed []string `json:"destroyed,omitempty"`
 }
 
-// SidePoints is one side's points in one battle.
+// SidePoints is one side's points and result in one battle.
 type SidePoints struct {
 	Side   string `json:"side"`
 	Points int    `json:"points"`
+	// Result is won, drawn or lost (V.4).
+	Result string `json:"result"`
 }
 
 // Roster is a side's army as it stands for its next battle.
@@ -277,7 +280,7 @@ func (f *StandingsFold) Add(b BattleAdded, st *rules.State) (out BattleOutcome, 
 // FoldStandings folds a campaign's battles (their events by battle id)
 // into its standings, in the campaign's order of battles. It is pure.
 func FoldStandings(c State, battles map[string][]rules.Event) Standings {
-	out := Standings{Campaign: c.ID}
+	out := Standings{Campaign: c.ID, Name: c.Name}
 	f := NewStandingsFold(c)
 	destroyed := map[string][]string{}
 	for _, b := range c.Battles {
@@ -292,7 +295,7 @@ func FoldStandings(c State, battles map[string][]rules.Event) Standings {
 		o, counted := f.Add(b, st)
 		if counted {
 			for i, sd := range f.Sides {
-				res.Points = append(res.Points, SidePoints{Side: sd.Side, Points: o.Points[i]})
+				res.Points = append(res.Points, SidePoints{Side: sd.Side, Points: o.Points[i], Result: o.Results[i]})
 			}
 			for _, sd := range f.Sides {
 				for _, id := range o.Destroyed[sd.Side] {

@@ -79,8 +79,8 @@ func TestCampaignStandings(t *testing.T) {
 		t.Fatalf("battles %+v", st.Battles)
 	}
 	want := [][]campaign.SidePoints{
-		{{Side: "red", Points: 8}, {Side: "blue", Points: 0}},
-		{{Side: "red", Points: 0}, {Side: "blue", Points: 3}},
+		{{Side: "red", Points: 8, Result: campaign.ResultWon}, {Side: "blue", Points: 0, Result: campaign.ResultLost}},
+		{{Side: "red", Points: 0, Result: campaign.ResultLost}, {Side: "blue", Points: 3, Result: campaign.ResultWon}},
 	}
 	for i, w := range want {
 		if got := st.Battles[i].Points; len(got) != 2 || got[0] != w[0] || got[1] != w[1] {

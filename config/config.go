@@ -25,8 +25,13 @@ type Config struct {
 	HTTP HTTP `mapstructure:"http" yaml:"http" json:"http"`
 	// Lang is the language of messages: "en" or "ru".
 	Lang string `mapstructure:"lang" yaml:"lang" json:"lang"`
-	// Actor is who the CLI acts as when a command names nobody. Default "umpire".
+	// Actor, when set, is the person of the campaign the CLI enters
+	// commands for (at the table, on their behalf); the events record both
+	// the CLI's caller and them. Default: nobody, the caller themselves.
 	Actor string `mapstructure:"actor" yaml:"actor" json:"actor"`
+	// Token, when set, is a person's token the CLI acts with, instead of
+	// as the data folder's owner (the operator). Never printed.
+	Token string `mapstructure:"token" yaml:"token" json:"-"`
 	// Retries bounds how often a command is decided again after a
 	// concurrent append won the race. Default 16.
 	Retries int `mapstructure:"retries" yaml:"retries" json:"retries"`
@@ -71,6 +76,16 @@ type HTTP struct {
 	// created with the CLI only. Set it from LEDGER_HTTP_ADMIN_TOKEN
 	// rather than a file.
 	AdminToken string `mapstructure:"admin_token" yaml:"admin_token" json:"-"`
+	// ReadHeaderTimeout and ReadTimeout bound how long a client may take to
+	// send a request's headers, and the whole request: a body sent a byte
+	// at a time is cut off. Default 10s and 30s.
+	ReadHeaderTimeout time.Duration `mapstructure:"read_header_timeout" yaml:"read_header_timeout" json:"read_header_timeout"`
+	ReadTimeout       time.Duration `mapstructure:"read_timeout" yaml:"read_timeout" json:"read_timeout"`
+	// StreamsPerCaller bounds the live streams one token may hold open
+	// (over it: 429); Streams those of the whole server (over it: 503).
+	// Default 8 and 1000.
+	StreamsPerCaller int `mapstructure:"streams_per_caller" yaml:"streams_per_caller" json:"streams_per_caller"`
+	Streams          int `mapstructure:"streams" yaml:"streams" json:"streams"`
 }
 
 // Default returns a configuration that needs nothing set: embedded NATS and
@@ -84,9 +99,9 @@ func Default() Config {
 			SyncAlways:      true,
 			DuplicateWindow: 2 * time.Minute,
 		},
-		HTTP:    HTTP{Addr: "127.0.0.1:8080"},
+		HTTP: HTTP{Addr: "127.0.0.1:8080", ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+			StreamsPerCaller: 8, Streams: 1000},
 		Lang:    "en",
-		Actor:   "umpire",
 		Retries: 16,
 	}
 }
@@ -136,6 +151,12 @@ func (c Config) Validate() error {
 	}
 	if (c.HTTP.TLSCert == "") != (c.HTTP.TLSKey == "") {
 		errs = append(errs, errors.New("http: tls_cert and tls_key go together"))
+	}
+	if c.HTTP.ReadHeaderTimeout <= 0 || c.HTTP.ReadTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("http.read_header_timeout %s, http.read_timeout %s: both must be positive", c.HTTP.ReadHeaderTimeout, c.HTTP.ReadTimeout))
+	}
+	if c.HTTP.StreamsPerCaller < 1 || c.HTTP.Streams < c.HTTP.StreamsPerCaller {
+		errs = append(errs, fmt.Errorf("http.streams_per_caller %d, http.streams %d: want at least 1, and streams at least streams_per_caller", c.HTTP.StreamsPerCaller, c.HTTP.Streams))
 	}
 	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("http.addr %q: %w", c.HTTP.Addr, err))

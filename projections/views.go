@@ -76,3 +76,11 @@ type CampaignBattle struct {
 	Status string `json:"status"`
 	Turn   int    `json:"turn"`
 }
+
+// CampaignListed is one campaign of the list of all campaigns.
+type CampaignListed struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Era     string `json:"era"`
+	Battles int    `json:"battles"`
+}

@@ -2,115 +2,72 @@ package web
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
+	"strconv"
 
-	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/projections"
-	"github.com/clubledger/ledger/rules"
+	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/i18n"
 )
 
-// apiError is an error the API answers with its own status and code. Every
-// other error is internal: logged, and answered with 500 and no detail.
-type apiError struct {
-	status int
-	code   string // a stable code, also the catalogue key "error.<code>"
-	detail string // English detail for the client, optional
-}
-
-func (e *apiError) Error() string { return e.code + ": " + e.detail }
-
-func errorf(status int, code, detail string) error {
-	return &apiError{status: status, code: code, detail: detail}
-}
-
-var (
-	errUnauthorized = &apiError{status: http.StatusUnauthorized, code: "unauthorized"}
-	errForbidden    = &apiError{status: http.StatusForbidden, code: "forbidden"}
-	errDraining     = &apiError{status: http.StatusServiceUnavailable, code: "draining"}
-)
-
-func forbidden(detail string) error {
-	return &apiError{status: http.StatusForbidden, code: "forbidden", detail: detail}
-}
-
-func notFound(detail string) error {
-	return &apiError{status: http.StatusNotFound, code: "not_found", detail: detail}
-}
-
-func badRequest(detail string) error {
-	return &apiError{status: http.StatusBadRequest, code: "bad_request", detail: detail}
-}
-
-// errorBody is the JSON of every error answer:
-//
-//	{"error": {"status": 422, "code": "move_too_far", "rule": "C.17",
-//	           "message": "...", "numbers": {...}}}
-type errorBody struct {
-	Error errorJSON `json:"error"`
-}
-
-type errorJSON struct {
-	Status int    `json:"status"`
-	Code   string `json:"code"`
-	// Rule is the rule a refusal cites ("C.17"); empty for other errors.
-	Rule    string             `json:"rule,omitempty"`
-	Message string             `json:"message"`
-	Numbers map[string]float64 `json:"numbers,omitempty"`
-	// MessageEn is the rules' own English message when Message is a
-	// translation of it.
-	MessageEn string `json:"message_en,omitempty"`
-	Lang      string `json:"lang"`
-}
-
-// refusalStatus is the status of a refusal by the rules: 422, except a
-// malformed command body (400).
-func refusalStatus(r *rules.Refusal) int {
-	if r.Code == "command.bad_body" || r.Rule == "command" {
+// Status maps an error's kind to its HTTP status, once, at the edge.
+func Status(k app.Kind) int {
+	switch k {
+	case app.KindInvalid:
 		return http.StatusBadRequest
+	case app.KindUnauthenticated:
+		return http.StatusUnauthorized
+	case app.KindForbidden:
+		return http.StatusForbidden
+	case app.KindNotFound:
+		return http.StatusNotFound
+	case app.KindRefused:
+		return http.StatusUnprocessableEntity
+	case app.KindIdempotencyConflict, app.KindConflict:
+		return http.StatusConflict
+	case app.KindTooMany:
+		return http.StatusTooManyRequests
+	case app.KindUnavailable, app.KindDraining:
+		return http.StatusServiceUnavailable
 	}
-	return http.StatusUnprocessableEntity
+	return http.StatusInternalServerError
 }
 
-// writeError maps err to its answer, once, at the edge. vars fill the
-// translated refusal's words.
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error, vars i18n.Vars) {
-	lang := s.lang(r)
-	var (
-		ref *rules.Refusal
-		ae  *apiError
-		out errorJSON
-	)
-	switch {
-	case errors.As(err, &ref):
-		out = errorJSON{Status: refusalStatus(ref), Code: ref.Code, Rule: ref.Rule, Numbers: ref.Numbers,
-			Message: s.cat.Refusal(lang, ref, vars)}
-		if out.Message != ref.Message {
-			out.MessageEn = ref.Message
-		}
-	case errors.As(err, &ae):
-		out = errorJSON{Status: ae.status, Code: ae.code, Message: s.cat.Text(lang, "error."+ae.code)}
-		if ae.detail != "" {
-			out.Message += " (" + ae.detail + ")"
-		}
-	case errors.Is(err, projections.ErrNotFound):
-		out = errorJSON{Status: http.StatusNotFound, Code: "not_found", Message: s.cat.Text(lang, "error.not_found")}
-	case errors.Is(err, events.ErrConflict):
-		out = errorJSON{Status: http.StatusConflict, Code: "conflict", Message: s.cat.Text(lang, "error.conflict")}
-	default:
+// ErrorBody is the JSON of every error answer:
+//
+//	{"error": {"status": 422, "kind": "refused", "code": "move.too_far",
+//	           "rule": "C.17", "message": "...", "numbers": {...}}}
+type ErrorBody struct {
+	Error ErrorJSON `json:"error"`
+}
+
+// ErrorJSON is an app.Error with its HTTP status.
+type ErrorJSON struct {
+	Status int `json:"status"`
+	app.Error
+}
+
+// writeError answers err, classified once by the door (app.Classify). An
+// internal error is logged and shown only as "internal"; nothing in an
+// answer echoes the request's raw text.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e := app.Classify(err, s.cat, s.lang(r), i18n.Vars{})
+	if e.Kind == app.KindInternal {
 		if r.Context().Err() != nil {
-			// The client went away; nobody reads the answer.
-			return
+			return // the client went away; nobody reads the answer
 		}
-		s.log.Error("http: internal error", "method", r.Method, "path", r.URL.Path, "err", err)
-		out = errorJSON{Status: http.StatusInternalServerError, Code: "internal", Message: s.cat.Text(lang, "error.internal")}
+		s.log.Error("http: internal error", "method", r.Method, "route", r.Pattern, "err", err)
 	}
-	out.Lang = lang
-	if out.Status == http.StatusUnauthorized {
+	status := Status(e.Kind)
+	if e.Code == "unknown_command" {
+		status = http.StatusNotFound // no such command to post to
+	}
+	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="ledger"`)
 	}
-	writeJSON(w, out.Status, errorBody{Error: out})
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	writeJSON(w, status, ErrorBody{Error: ErrorJSON{Status: status, Error: *e}})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -121,8 +78,4 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
-}
-
-func (s *Server) lang(r *http.Request) string {
-	return i18n.Negotiate(r.URL.Query().Get("lang"), r.Header.Get("Accept-Language"), s.opts.Lang)
 }

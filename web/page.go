@@ -29,12 +29,12 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	lang := s.lang(r)
 	texts, err := json.Marshal(s.cat.Page(lang))
 	if err != nil {
-		s.writeError(w, r, err, noVars)
+		s.writeError(w, r, err)
 		return
 	}
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, pageData{Lang: lang, Title: s.cat.Text(lang, "app.title"), Texts: template.JS(texts), Langs: []string{"en", "ru"}}); err != nil {
-		s.writeError(w, r, err, noVars)
+		s.writeError(w, r, err)
 		return
 	}
 	h := w.Header()

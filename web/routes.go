@@ -8,8 +8,12 @@ func (s *Server) routes() {
 	const c, b = "/api/campaigns/{campaign}", "/api/campaigns/{campaign}/battles/{battle}"
 
 	m.HandleFunc("GET /healthz", s.handleHealth)
+	m.HandleFunc("GET /api/admin/status", s.handleStatus)
 	m.HandleFunc("POST /api/admin/projections/rebuild", s.handleRebuild)
+	m.HandleFunc("POST /api/admin/projections/verify", s.handleVerify)
+	m.HandleFunc("POST /api/admin/backup", s.handleBackup)
 
+	m.HandleFunc("GET /api/campaigns", s.handleCampaigns)
 	m.HandleFunc("GET "+c, s.handleCampaign)
 	m.HandleFunc("GET "+c+"/events", s.handleCampaignEvents)
 	m.HandleFunc("GET "+c+"/standings", s.handleStandings)
@@ -24,10 +28,12 @@ func (s *Server) routes() {
 	m.HandleFunc("GET "+b+"/dice", s.handleDice)
 	m.HandleFunc("GET "+b+"/disputes", s.handleDisputes)
 	m.HandleFunc("GET "+b+"/audit", s.handleAudit)
+	m.HandleFunc("GET "+b+"/export", s.handleExport)
 	m.HandleFunc("POST "+b+"/commands/{command}", s.handleCommand)
 
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, notFound(r.Method+" "+r.URL.Path), noVars)
+		// Never echo the request's path: it is the caller's raw text.
+		s.writeError(w, r, errNoRoute)
 	})
 
 	m.HandleFunc("GET /{$}", s.handlePage)

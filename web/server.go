@@ -2,77 +2,72 @@ package web
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
-	"time"
 
-	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/i18n"
 )
 
-// ReadModel is what the API reads from the projection. The SQLite
-// projection (*sqlite.DB, wired in cmd/ledger) implements it; the projector
-// feeds the same value as a Projection.
-type ReadModel interface {
-	projections.Projection
-	Battle(ctx context.Context, key events.Key) (projections.BattleView, error)
-	Campaign(ctx context.Context, id string) (projections.CampaignView, error)
-}
-
 // Options are what a Server needs.
 type Options struct {
-	// Service runs commands and folds campaign and battle state from the log.
-	Service *campaign.Service
-	// Log is the event log: the projector and the live stream follow it,
-	// replay reads it.
+	// Ledger is the one door every handler calls.
+	Ledger *app.Ledger
+	// Log is the event log the live streams follow (one follower per
+	// server).
 	Log events.Log
-	// Read is the projection the queries read and the projector feeds.
-	Read ReadModel
 	// Lang is the language when the request names none it supports ("en").
 	Lang string
-	// AdminToken, when not empty, is a server-level credential that may
-	// create campaigns and acts as umpire on every campaign. Empty: campaigns
-	// are created with the CLI only.
+	// AdminToken, when not empty, is a server-level credential: it acts
+	// as the ledger's operator ("admin"): it may open campaigns and has
+	// umpire powers on every campaign. Empty: campaigns are opened at the
+	// CLI only.
 	AdminToken string
-	// Rebuild, when set, rebuilds the projection from the log aside and
-	// swaps it in under the running projector (POST
-	// /api/admin/projections/rebuild, admin token only).
-	Rebuild func(ctx context.Context) error
 	// Logger receives internal errors (never shown to clients). Default slog.Default().
 	Logger *slog.Logger
-	// ProjectionWait bounds how long an accepted command waits for the
-	// projection to include its events before answering. Default 5s.
-	ProjectionWait time.Duration
+	// Limits bound the live streams.
+	Limits Limits
 }
 
-// Server serves the API and the page, and runs the projector and the live
-// stream's one follower of the log.
+// Limits bound what one caller, and all callers together, may hold open.
+type Limits struct {
+	// StreamsPerCaller bounds the live streams one token (or the
+	// operator) may have open at once; over it a new one answers 429.
+	StreamsPerCaller int
+	// Streams bounds the live streams of the whole server; over it a new
+	// one answers 503.
+	Streams int
+}
+
+// DefaultLimits are the limits when Options.Limits leaves one at 0.
+var DefaultLimits = Limits{StreamsPerCaller: 8, Streams: 1000}
+
+// Server serves the API and the page, and runs the live stream's one
+// follower of the log.
 type Server struct {
-	opts    Options
-	log     *slog.Logger
-	cat     *i18n.Catalogue
-	mux     *http.ServeMux
-	hub     *hub
-	tracker *tracker
+	opts Options
+	log  *slog.Logger
+	cat  *i18n.Catalogue
+	mux  *http.ServeMux
+	hub  *hub
 
-	commands  gate // admits commands until shutdown
-	timelines timelines
+	commands gate // admits commands until shutdown
 
-	stop     context.CancelFunc // stops the projector and the hub
-	done     chan struct{}      // closed when both have returned
+	stop     context.CancelFunc // stops the hub
+	done     chan struct{}      // closed when it has returned
 	stopOnce sync.Once
-	runErr   error
 }
 
 // New builds a Server. Call Start before serving and Shutdown at the end.
 func New(opts Options) (*Server, error) {
-	if opts.Service == nil || opts.Log == nil || opts.Read == nil {
-		return nil, errors.New("web: a server needs a service, a log and a read model")
+	if opts.Ledger == nil || opts.Log == nil {
+		return nil, errors.New("web: a server needs the ledger's door and its log")
 	}
 	if opts.Lang == "" {
 		opts.Lang = "en"
@@ -83,14 +78,13 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	if opts.ProjectionWait <= 0 {
-		opts.ProjectionWait = 5 * time.Second
+	if opts.Limits.StreamsPerCaller <= 0 {
+		opts.Limits.StreamsPerCaller = DefaultLimits.StreamsPerCaller
 	}
-	cat, err := i18n.Load()
-	if err != nil {
-		return nil, err
+	if opts.Limits.Streams <= 0 {
+		opts.Limits.Streams = DefaultLimits.Streams
 	}
-	s := &Server{opts: opts, log: opts.Logger, cat: cat, hub: newHub(), tracker: newTracker(), done: make(chan struct{})}
+	s := &Server{opts: opts, log: opts.Logger, cat: opts.Ledger.Catalogue(), hub: newHub(opts.Limits), done: make(chan struct{})}
 	s.routes()
 	return s, nil
 }
@@ -98,15 +92,9 @@ func New(opts Options) (*Server, error) {
 // Handler is the HTTP handler: API, stream, page and assets.
 func (s *Server) Handler() http.Handler { return s.mux }
 
-// Start catches the projection up with the log and starts, in the
-// background, the projector (projections.Run with Follow) and the live
-// stream's follower. Both stop at Shutdown or when ctx ends.
+// Start starts, in the background, the live stream's follower of the log.
+// It stops at Shutdown or when ctx ends.
 func (s *Server) Start(ctx context.Context) error {
-	cp, err := s.opts.Read.Checkpoint(ctx)
-	if err != nil {
-		return fmt.Errorf("web: projection checkpoint: %w", err)
-	}
-	s.tracker.set(cp)
 	last, err := s.opts.Log.LastSequence(ctx)
 	if err != nil {
 		return fmt.Errorf("web: log: %w", err)
@@ -115,30 +103,11 @@ func (s *Server) Start(ctx context.Context) error {
 	s.stop = cancel
 	go func() {
 		<-ctx.Done()
-		// The caller's context ending is a shutdown without draining.
 		s.stopBackground()
 	}()
-	var wg sync.WaitGroup
-	wg.Add(2)
 	go func() {
-		defer wg.Done()
-		err := projections.Run(runCtx, s.opts.Log, s.opts.Read, projections.RunOptions{
-			Follow:     true,
-			OnProgress: func(p projections.Progress) { s.tracker.set(p.Sequence) },
-		})
-		if err != nil {
-			s.log.Error("projector stopped", "err", err)
-			s.runErr = err
-		}
-	}()
-	go func() {
-		defer wg.Done()
+		defer close(s.done)
 		s.hub.run(runCtx, s.opts.Log, last, s.log)
-	}()
-	go func() {
-		wg.Wait()
-		s.tracker.close()
-		close(s.done)
 	}()
 	return nil
 }
@@ -152,9 +121,8 @@ func (s *Server) BeginDrain() { s.commands.close() }
 func (s *Server) CloseStreams() { s.hub.closeAll() }
 
 // Shutdown stops the server in order: no new commands (503), the commands
-// in flight finish, live streams end, the projector applies what the log
-// holds (its checkpoint committed) and stops. Call it after, or while, the
-// HTTP server drains its connections; ctx bounds the wait.
+// in flight finish, live streams end, the follower stops. Call it after,
+// or while, the HTTP server drains its connections; ctx bounds the wait.
 func (s *Server) Shutdown(ctx context.Context) error {
 	idle := s.commands.close()
 	s.CloseStreams()
@@ -164,19 +132,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return fmt.Errorf("web: shutdown: commands still running: %w", ctx.Err())
 	}
 	if s.stop != nil {
-		if last, err := s.opts.Log.LastSequence(ctx); err == nil {
-			// Let the projector reach the log's end: every accepted
-			// command is in the projection before it stops.
-			_ = s.tracker.wait(ctx, last)
-		}
 		s.stopBackground()
 		select {
 		case <-s.done:
 		case <-ctx.Done():
-			return fmt.Errorf("web: shutdown: projector still running: %w", ctx.Err())
+			return fmt.Errorf("web: shutdown: the live stream's follower still running: %w", ctx.Err())
 		}
 	}
-	return s.runErr
+	return nil
 }
 
 func (s *Server) stopBackground() {
@@ -187,55 +150,47 @@ func (s *Server) stopBackground() {
 	})
 }
 
-// tracker knows the projection's checkpoint and wakes those waiting for it.
-type tracker struct {
-	mu     sync.Mutex
-	seq    uint64
-	closed bool
-	ch     chan struct{} // closed and replaced at every change
+// operatorKey marks a request that came through the local door.
+type operatorKey struct{}
+
+// WithOperator marks a connection's context as the ledger's operator's:
+// the local door (a Unix socket only the folder's owner may open) sets it
+// on every connection it accepts, so its requests act as the operator,
+// named name, without a token.
+func WithOperator(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, operatorKey{}, name)
 }
 
-func newTracker() *tracker { return &tracker{ch: make(chan struct{})} }
-
-func (t *tracker) set(seq uint64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if seq > t.seq {
-		t.seq = seq
-		if t.closed {
-			return
-		}
-		close(t.ch)
-		t.ch = make(chan struct{})
+// caller is who the request comes from: the operator (through the local
+// door, or with the server's admin token), or a person's bearer token.
+func (s *Server) caller(r *http.Request) app.Caller {
+	c := app.Caller{Lang: s.lang(r)}
+	token := bearer(r)
+	if name, ok := r.Context().Value(operatorKey{}).(string); ok && name != "" && token == "" {
+		c.Operator = name
+		return c
 	}
+	if s.opts.AdminToken != "" && token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.AdminToken)) == 1 {
+		c.Operator = "admin"
+		return c
+	}
+	c.Token = token
+	return c
 }
 
-func (t *tracker) close() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !t.closed {
-		t.closed = true
-		close(t.ch)
+// session is the ledger as the request's caller sees it.
+func (s *Server) session(r *http.Request) *app.Session { return s.opts.Ledger.As(s.caller(r)) }
+
+// bearer returns the token of an "Authorization: Bearer <token>" header.
+func bearer(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
 	}
+	return strings.TrimSpace(token)
 }
 
-// wait returns once the projection has reached seq, the projector stopped,
-// or ctx ended.
-func (t *tracker) wait(ctx context.Context, seq uint64) error {
-	for {
-		t.mu.Lock()
-		reached, closed, ch := t.seq >= seq, t.closed, t.ch
-		t.mu.Unlock()
-		if reached {
-			return nil
-		}
-		if closed {
-			return errors.New("web: the projector has stopped")
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+func (s *Server) lang(r *http.Request) string {
+	return i18n.Negotiate(r.URL.Query().Get("lang"), r.Header.Get("Accept-Language"), s.opts.Lang)
 }

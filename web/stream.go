@@ -11,27 +11,35 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/events"
 )
 
 // hub is the one follower of the log per server: it hands every new event
 // to the live streams of its battle. A stream that does not keep up is
 // dropped (its connection ends) and the client resumes with Last-Event-ID.
+// It counts the streams each caller holds, against Limits.
 type hub struct {
+	limits Limits
+
 	mu     sync.Mutex
 	subs   map[*subscriber]struct{}
+	per    map[string]int // open streams by caller
 	closed bool
 }
 
 type subscriber struct {
-	key events.Key
-	ch  chan events.Envelope
+	key    events.Key
+	caller string
+	ch     chan events.Envelope
 }
 
 // subscriberBuffer is how many events a slow stream may lag behind.
 const subscriberBuffer = 256
 
-func newHub() *hub { return &hub{subs: map[*subscriber]struct{}{}} }
+func newHub(l Limits) *hub {
+	return &hub{limits: l, subs: map[*subscriber]struct{}{}, per: map[string]int{}}
+}
 
 // run follows the log after sequence after until ctx ends, starting again
 // from the last event seen if the follow fails.
@@ -70,32 +78,52 @@ func (h *hub) publish(e events.Envelope) {
 		select {
 		case s.ch <- e:
 		default:
-			delete(h.subs, s)
-			close(s.ch)
+			h.drop(s)
 		}
 	}
 }
 
-// subscribe returns a subscriber to key's new events, or nil once the hub
-// has closed.
-func (h *hub) subscribe(key events.Key) *subscriber {
+// Errors of subscribe.
+var (
+	errTooManyStreams = app.Errorf(app.KindTooMany, "too_many_streams", "this caller has as many live streams open as it may; close one")
+	errServerStreams  = &app.Error{Kind: app.KindUnavailable, Code: "too_many_streams", RetryAfter: 30}
+)
+
+// subscribe returns a subscriber to key's new events for caller, or an
+// error once the hub has closed or a limit is reached.
+func (h *hub) subscribe(key events.Key, caller string) (*subscriber, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed {
-		return nil
+	switch {
+	case h.closed:
+		return nil, errDraining
+	case h.per[caller] >= h.limits.StreamsPerCaller:
+		return nil, errTooManyStreams
+	case len(h.subs) >= h.limits.Streams:
+		return nil, errServerStreams
 	}
-	s := &subscriber{key: key, ch: make(chan events.Envelope, subscriberBuffer)}
+	s := &subscriber{key: key, caller: caller, ch: make(chan events.Envelope, subscriberBuffer)}
 	h.subs[s] = struct{}{}
-	return s
+	h.per[caller]++
+	return s, nil
 }
 
 func (h *hub) unsubscribe(s *subscriber) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, ok := h.subs[s]; ok {
-		delete(h.subs, s)
-		close(s.ch)
+	h.drop(s)
+}
+
+// drop ends a stream (h.mu held).
+func (h *hub) drop(s *subscriber) {
+	if _, ok := h.subs[s]; !ok {
+		return
 	}
+	delete(h.subs, s)
+	if h.per[s.caller]--; h.per[s.caller] <= 0 {
+		delete(h.per, s.caller)
+	}
+	close(s.ch)
 }
 
 // closeAll ends every stream and refuses new ones.
@@ -104,8 +132,7 @@ func (h *hub) closeAll() {
 	defer h.mu.Unlock()
 	h.closed = true
 	for s := range h.subs {
-		delete(h.subs, s)
-		close(s.ch)
+		h.drop(s)
 	}
 }
 
@@ -113,29 +140,41 @@ func (h *hub) closeAll() {
 // keep the connection open.
 const keepAlive = 20 * time.Second
 
+// callerKey is what the stream limit counts by: the token, or the operator.
+func callerKey(c app.Caller) string {
+	if c.Operator != "" {
+		return "operator:" + c.Operator
+	}
+	return "token:" + c.Token
+}
+
 // handleStream streams a battle's events as server-sent events: first the
 // stored ones after the Last-Event-ID header's version (or ?after=VERSION;
 // with neither, none), then each new one as it is appended. The SSE id is
-// the event's version; only events the caller may read are sent.
+// the event's version; only events the caller may read are sent (the
+// door's Watcher decides).
 func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
-	wh, key, err := s.battleKey(r)
+	key := battleKey(r)
+	c := s.caller(r)
+	sess := s.opts.Ledger.As(c)
+	watch, err := sess.Watch(r.Context(), key)
 	if err != nil {
-		s.writeError(w, r, err, noVars)
+		s.writeError(w, r, err)
 		return
 	}
 	after, replay, err := streamStart(r)
 	if err != nil {
-		s.writeError(w, r, err, noVars)
+		s.writeError(w, r, err)
 		return
 	}
 	flusher, ok := w.(http.Flusher)
 	if !ok {
-		s.writeError(w, r, fmt.Errorf("web: the response writer cannot flush"), noVars)
+		s.writeError(w, r, fmt.Errorf("web: the response writer cannot flush"))
 		return
 	}
-	sub := s.hub.subscribe(key)
-	if sub == nil {
-		s.writeError(w, r, errDraining, noVars)
+	sub, err := s.hub.subscribe(key, callerKey(c))
+	if err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	defer s.hub.unsubscribe(sub)
@@ -143,29 +182,31 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 	// is missed, and what arrives twice is skipped by version.
 	backlog, err := s.opts.Log.Read(r.Context(), key, 0)
 	if err != nil {
-		s.writeError(w, r, err, noVars)
+		s.writeError(w, r, err)
 		return
 	}
 	if !replay && len(backlog) > 0 {
 		after = backlog[len(backlog)-1].Version
 	}
+	// A live stream outlives the server's write timeout.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	fmt.Fprint(w, "retry: 2000\n\n")
-	desc := s.describer(r, key, backlog)
 	sent := after
 	send := func(e events.Envelope) error {
 		if e.Version <= sent {
 			return nil
 		}
 		sent = e.Version
-		if !wh.CanRead(e.Audience) {
+		v, ok := watch.View(e)
+		if !ok {
 			return nil
 		}
-		data, err := json.Marshal(eventJSON(e, desc))
+		data, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}
@@ -215,7 +256,7 @@ func streamStart(r *http.Request) (after uint64, replay bool, err error) {
 	}
 	n, perr := strconv.ParseUint(v, 10, 64)
 	if perr != nil {
-		return 0, false, badRequest(fmt.Sprintf("%s %q: want an event version", name, v))
+		return 0, false, app.Errorf(app.KindInvalid, "bad_request", "%s: want an event version", name)
 	}
 	return n, true, nil
 }

@@ -5,13 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 
+	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/campaign/backup"
 	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/events"
 	ledgerjs "github.com/clubledger/ledger/events/jetstream"
@@ -20,17 +24,24 @@ import (
 )
 
 // App is one running ledger: its connection to the log, the sealed vault,
-// the command service and the SQLite projection. The same App serves the
-// CLI, scenario files and HTTP.
+// the command service, the SQLite projection and the one door over them
+// (app.Ledger). The process that opens it owns the data folder (its lock)
+// until Close.
 type App struct {
 	Config  config.Config
 	Log     events.Log
 	Vault   events.Vault
 	Service *campaign.Service
 	DB      *sqlite.DB
+	// Ledger is the door every command and query goes through.
+	Ledger *app.Ledger
 
+	lock     *folderLock
 	embedded *ledgerjs.Embedded
 	nc       *nats.Conn
+	// projector, when a server runs one, keeps DB up to date; nil in the
+	// CLI, which brings DB up to date itself after a command.
+	projector *app.Projector
 }
 
 // AppOptions tune an App beyond its configuration.
@@ -39,25 +50,44 @@ type AppOptions struct {
 	// salts: the operating system's random source when nil. Tests fix it
 	// (internal/dicetest) so that no test depends on luck.
 	Entropy io.Reader
+	// What says what the process does with the folder, for whoever finds
+	// it locked ("cli state", "serve").
+	What string
+	// Lock is the folder's lock, already taken; nil: OpenApp takes it.
+	Lock *folderLock
+	// Logger receives what no caller is told of (default: discarded).
+	Logger *slog.Logger
 }
 
-// OpenApp connects to the log (starting the embedded server when no URL is
-// configured), opens the stream, the vault and the projection, and builds
-// the service. Close releases all of it.
+// openTimeout bounds connecting to the log and opening its stream and
+// vault: with no quorum a command answers in words within it.
+const openTimeout = 8 * time.Second
+
+// OpenApp takes the data folder's lock, connects to the log (starting the
+// embedded server when no URL is configured), opens the stream, the vault
+// and the projection, and builds the service and the door. Close releases
+// all of it.
 func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("data folder: %w", err)
-	}
-	a := &App{Config: cfg}
+	a := &App{Config: cfg, lock: opts.Lock}
 	ok := false
 	defer func() {
 		if !ok {
 			a.Close()
 		}
 	}()
+	if a.lock == nil {
+		what := opts.What
+		if what == "" {
+			what = "cli"
+		}
+		var err error
+		if a.lock, err = lockFolder(cfg.DataDir, what); err != nil {
+			return nil, err
+		}
+	}
 	var err error
 	if cfg.Embedded() {
 		a.embedded, err = ledgerjs.StartEmbedded(ledgerjs.EmbeddedOptions{
@@ -76,6 +106,7 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 			User:      cfg.NATS.User,
 			Password:  cfg.NATS.Password,
 			CAFile:    cfg.NATS.CA,
+			Timeout:   openTimeout / 2,
 		})
 	}
 	if err != nil {
@@ -85,7 +116,7 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	openCtx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
 	log, err := ledgerjs.Open(openCtx, js, ledgerjs.Config{
 		Stream:          cfg.NATS.Stream,
@@ -93,20 +124,57 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 		DuplicateWindow: cfg.NATS.DuplicateWindow,
 	})
 	if err != nil {
-		return nil, err
+		return nil, unavailable("open the log", err)
 	}
 	a.Log = log
 	a.Vault, err = ledgerjs.OpenVault(openCtx, js, ledgerjs.VaultConfig{Replicas: cfg.NATS.Replicas})
 	if err != nil {
-		return nil, err
+		return nil, unavailable("open the vault", err)
 	}
-	a.DB, err = sqlite.Open(cfg.DBPath())
-	if err != nil {
+	if a.DB, err = openProjection(cfg.DBPath(), opts.Logger); err != nil {
 		return nil, err
 	}
 	a.Service = campaign.NewService(a.Log, a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy})
+	a.Ledger, err = app.New(app.Options{
+		Service: a.Service, Log: a.Log, Read: a.DB, Admin: adminOps{a}, Lang: cfg.Lang, Logger: opts.Logger,
+		Projected: func(ctx context.Context, seq uint64) error {
+			if a.projector != nil {
+				return a.projector.WaitFor(5*time.Second)(ctx, seq)
+			}
+			return a.CatchUp(ctx, nil)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
 	ok = true
 	return a, nil
+}
+
+// unavailable words a log that cannot be opened: what happened, what to do.
+func unavailable(what string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, events.ErrUnavailable) {
+		return fmt.Errorf("%s: the NATS servers did not answer within %s (no quorum, or a leader being elected); check they are up and try again: %w",
+			what, openTimeout, events.ErrUnavailable)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// openProjection opens the SQLite projection.
+func openProjection(path string, logger *slog.Logger) (*sqlite.DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("projection folder: %w", err)
+	}
+	return sqlite.Open(path)
+}
+
+// Operator is the caller the data folder's owner is: the local operator,
+// or the person of the token given with --token.
+func operatorCaller(token, lang string) app.Caller {
+	if token != "" {
+		return app.Caller{Token: token, Lang: lang}
+	}
+	return app.Caller{Operator: "operator", Lang: lang}
 }
 
 // CatchUp applies every event of the log to the projection.
@@ -114,7 +182,8 @@ func (a *App) CatchUp(ctx context.Context, onProgress func(projections.Progress)
 	return projections.Run(ctx, a.Log, a.DB, projections.RunOptions{OnProgress: onProgress})
 }
 
-// Close releases the projection, the connection and the embedded server.
+// Close releases the projection, the connection, the embedded server and
+// the folder's lock.
 func (a *App) Close() error {
 	var errs []error
 	if a.DB != nil {
@@ -126,5 +195,137 @@ func (a *App) Close() error {
 	if a.embedded != nil {
 		a.embedded.Shutdown()
 	}
+	a.lock.release()
 	return errors.Join(errs...)
+}
+
+// adminOps is the operator's work on the projection and the log, behind
+// the door (app.Admin): the same code for the CLI on a folder it owns and
+// for `ledger serve`.
+type adminOps struct{ a *App }
+
+func (o adminOps) Status(ctx context.Context) (app.Status, error) {
+	st := app.Status{Log: "ok", DB: o.a.DB.Path()}
+	last, err := o.a.Log.LastSequence(ctx)
+	if err != nil {
+		st.Log = err.Error()
+	}
+	st.LastSequence = last
+	if st.Checkpoint, err = o.a.DB.Checkpoint(ctx); err != nil {
+		return st, err
+	}
+	st.Lag = last - min(st.Checkpoint, last)
+	if o.a.projector != nil {
+		st.Projector = o.a.projector.State()
+	}
+	return st, nil
+}
+
+// Rebuild rebuilds aside and swaps in: under the running projector when a
+// server runs one, else directly.
+func (o adminOps) Rebuild(ctx context.Context) (app.Rebuilt, error) {
+	return o.rebuild(ctx, rebuildOptions{Fresh: true})
+}
+
+type rebuildOptions struct {
+	Fresh    bool
+	Batch    int
+	Progress func(projections.Progress)
+}
+
+func (o adminOps) rebuild(ctx context.Context, opt rebuildOptions) (app.Rebuilt, error) {
+	start := time.Now()
+	aside := sqlite.AsidePath(o.a.DB.Path())
+	if err := sqlite.Build(ctx, o.a.Log, aside, sqlite.BuildOptions{Registry: o.a.DB.Registry(), Fresh: opt.Fresh, BatchSize: opt.Batch, OnProgress: opt.Progress}); err != nil {
+		return app.Rebuilt{}, err
+	}
+	var err error
+	if o.a.projector != nil {
+		err = o.a.DB.SwapWhileProjecting(ctx, aside, o.a.Log)
+	} else {
+		err = o.a.DB.Swap(ctx, aside)
+	}
+	if err != nil {
+		return app.Rebuilt{}, err
+	}
+	cp, err := o.a.DB.Checkpoint(ctx)
+	return app.Rebuilt{Rebuilt: err == nil, Checkpoint: cp, Seconds: time.Since(start).Seconds()}, err
+}
+
+// Verify rebuilds into a scratch file up to the live checkpoint and
+// compares the two table by table.
+func (o adminOps) Verify(ctx context.Context) (app.Verified, error) {
+	v, _, err := o.verify(ctx, nil)
+	return v, err
+}
+
+func (o adminOps) verify(ctx context.Context, progress func(projections.Progress)) (app.Verified, []tableCompare, error) {
+	if o.a.projector == nil {
+		if err := o.a.CatchUp(ctx, nil); err != nil {
+			return app.Verified{}, nil, err
+		}
+	}
+	cp, err := o.a.DB.Checkpoint(ctx)
+	if err != nil {
+		return app.Verified{}, nil, err
+	}
+	dir, err := os.MkdirTemp("", "ledger-verify-")
+	if err != nil {
+		return app.Verified{}, nil, fmt.Errorf("verify: scratch folder: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	scratch := filepath.Join(dir, "rebuild.db")
+	if err := sqlite.Build(ctx, o.a.Log, scratch, sqlite.BuildOptions{Registry: o.a.DB.Registry(), Fresh: true, Until: cp, OnProgress: progress}); err != nil {
+		return app.Verified{}, nil, err
+	}
+	rebuilt, err := sqlite.OpenWith(scratch, sqlite.Options{Registry: o.a.DB.Registry()})
+	if err != nil {
+		return app.Verified{}, nil, err
+	}
+	defer rebuilt.Close()
+	got, err := o.a.DB.Digest(ctx)
+	if err != nil {
+		return app.Verified{}, nil, err
+	}
+	want, err := rebuilt.Digest(ctx)
+	if err != nil {
+		return app.Verified{}, nil, err
+	}
+	v := app.Verified{Checkpoint: cp, Tables: len(got), Differences: []string{}}
+	var rows []tableCompare
+	for i := range got {
+		r := tableCompare{Table: got[i].Table, Rows: got[i].Rows, Rebuilt: want[i].Rows, Same: got[i].Hash == want[i].Hash}
+		if !r.Same {
+			v.Differences = append(v.Differences, r.Table)
+		}
+		rows = append(rows, r)
+	}
+	return v, rows, nil
+}
+
+// tableCompare is one table of a verification.
+type tableCompare struct {
+	Table   string `json:"table"`
+	Rows    int    `json:"rows"`
+	Rebuilt int    `json:"rebuilt_rows"`
+	Same    bool   `json:"same"`
+}
+
+// Backup writes the log and the vault.
+func (o adminOps) Backup(ctx context.Context, w io.Writer) (app.BackedUp, error) {
+	vault, err := backupVault(ctx, o.a)
+	if err != nil {
+		return app.BackedUp{}, err
+	}
+	start := time.Now()
+	source := "stream " + o.a.Config.NATS.Stream
+	if o.a.Config.NATS.URL != "" {
+		source += " at " + o.a.Config.NATS.URL
+	}
+	sum, err := backup.Write(ctx, w, o.a.Log, vault, time.Now(), source)
+	if err != nil {
+		return app.BackedUp{}, err
+	}
+	return app.BackedUp{LastSequence: sum.Header.LastSequence, Events: sum.Events, Streams: sum.Streams, Sealed: sum.Sealed,
+		Bytes: sum.Bytes, Seconds: time.Since(start).Seconds()}, nil
 }

@@ -9,12 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign/audit"
-	"github.com/clubledger/ledger/events"
 )
 
 func init() {
@@ -63,15 +62,18 @@ in progress, and a failure once it has ended. Exit code 4 if any check fails.`,
 				}
 				rep = x.Verify()
 			case len(args) == 1:
-				camp, battle, err := splitKey(args[0], true)
+				key, err := battleArg(args[0])
 				if err != nil {
 					return err
 				}
-				evs, err := c.readBattle(events.Key{Campaign: camp, Battle: battle})
+				api, release, err := c.api()
 				if err != nil {
 					return err
 				}
-				rep = audit.Verify(evs, audit.Options{Key: events.Key{Campaign: camp, Battle: battle}})
+				defer release()
+				if rep, err = api.Audit(c.ctx, key, app.AuditOptions{}); err != nil {
+					return err
+				}
 			default:
 				return usagef("audit what? give CAMPAIGN/BATTLE or --file EXPORT")
 			}
@@ -109,49 +111,38 @@ reveal, so an export made during a battle shows its digital rolls as
 unverifiable until then.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			camp, battle, err := splitKey(args[0], true)
+			key, err := battleArg(args[0])
 			if err != nil {
 				return err
 			}
-			key := events.Key{Campaign: camp, Battle: battle}
-			evs, err := c.readBattle(key)
+			api, release, err := c.api()
 			if err != nil {
 				return err
 			}
-			meta := audit.Meta{Campaign: camp, Battle: battle, ExportedAt: time.Now().UTC().Truncate(time.Second), Umpire: umpire}
+			defer release()
+			opt := app.ExportOptions{Umpire: umpire}
 			if file == "" || file == "-" {
-				return audit.WriteExport(c.stdout, meta, evs)
+				_, err := api.Export(c.ctx, key, opt, c.stdout)
+				return err
 			}
-			if err := writeFileAtomic(file, func(w io.Writer) error { return audit.WriteExport(w, meta, evs) }); err != nil {
+			var sum app.ExportSummary
+			if err := writeFileAtomic(file, func(w io.Writer) error {
+				var err error
+				sum, err = api.Export(c.ctx, key, opt, w)
+				return err
+			}); err != nil {
 				return err
 			}
 			if c.output == "json" {
-				return writeJSON(c.stdout, map[string]any{"file": file, "events": len(evs), "head": events.Hash(evs[len(evs)-1].Raw)})
+				return writeJSON(c.stdout, map[string]any{"file": file, "events": sum.Events, "head": sum.Head})
 			}
-			fmt.Fprintf(c.stdout, "exported %s: %d events to %s (head %.16s)\n", key, len(evs), file, events.Hash(evs[len(evs)-1].Raw))
+			fmt.Fprintf(c.stdout, "exported %s: %d events to %s (head %.16s)\n", key, sum.Events, file, sum.Head)
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "write to this file (default: standard output)")
 	cmd.Flags().BoolVar(&umpire, "umpire", false, "include events hidden from the players in full")
 	return cmd
-}
-
-// readBattle reads a battle's whole stream from the live log.
-func (c *cli) readBattle(key events.Key) ([]events.Envelope, error) {
-	app, release, err := c.open()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	evs, err := app.Log.Read(c.ctx, key, 0)
-	if err != nil {
-		return nil, err
-	}
-	if len(evs) == 0 {
-		return nil, fmt.Errorf("%s: no events (not found)", key)
-	}
-	return evs, nil
 }
 
 func (c *cli) readExport(path string) (*audit.Export, error) {

@@ -97,7 +97,7 @@ func TestAuditAndExport(t *testing.T) {
 			t.Errorf("ledger %s: exit %d, want %d", strings.Join(args, " "), code, exitUsage)
 		}
 	}
-	if code, _, errs := c.run("audit", "demo-1809/nowhere"); code != exitError || !strings.Contains(errs, "no events") {
+	if code, _, errs := c.run("audit", "demo-1809/nowhere"); code != exitError || !strings.Contains(errs, "no battle demo-1809/nowhere") {
 		t.Errorf("unknown battle: exit %d %s", code, errs)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	natsjs "github.com/nats-io/nats.go/jetstream"
 
+	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign/audit"
 	"github.com/clubledger/ledger/campaign/backup"
 	"github.com/clubledger/ledger/events"
@@ -81,38 +82,24 @@ The projection needs no backup: it is rebuilt from the log.`,
 			if file == "" {
 				return usagef("backup: give the file to write with -f")
 			}
-			app, release, err := c.open()
+			api, release, err := c.api()
 			if err != nil {
 				return err
 			}
 			defer release()
-			vault, err := backupVault(c.ctx, app)
-			if err != nil {
-				return err
-			}
-			start := time.Now()
-			source := "stream " + app.Config.NATS.Stream
-			if app.Config.NATS.URL != "" {
-				source += " at " + app.Config.NATS.URL
-			}
-			var sum backup.Summary
+			var sum app.BackedUp
 			err = atomicWrite(file, func(w io.Writer) error {
 				var err error
-				sum, err = backup.Write(c.ctx, w, app.Log, vault, time.Now(), source)
+				sum, err = api.Backup(c.ctx, w)
 				return err
 			})
 			if err != nil {
 				return err
 			}
 			res := struct {
-				File         string  `json:"file"`
-				LastSequence uint64  `json:"last_sequence"`
-				Events       int     `json:"events"`
-				Streams      int     `json:"streams"`
-				Sealed       int     `json:"sealed"`
-				Bytes        int64   `json:"bytes"`
-				Seconds      float64 `json:"seconds"`
-			}{file, sum.Header.LastSequence, sum.Events, sum.Streams, sum.Sealed, sum.Bytes, time.Since(start).Seconds()}
+				File string `json:"file"`
+				app.BackedUp
+			}{file, sum}
 			if c.output == "json" {
 				return writeJSON(c.stdout, res)
 			}

@@ -12,9 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign"
-	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/i18n"
 )
 
 // commandFlags are the flags every state-changing subcommand shares.
@@ -32,29 +31,43 @@ func (f *commandFlags) add(cmd *cobra.Command, rolls bool) {
 	}
 }
 
-func (f *commandFlags) request(c *cli, name, campaignID, battle string, body any) (campaign.Request, error) {
+func (f *commandFlags) request(c *cli, name, campaignID, battle string, body any) (app.Command, error) {
 	raw, err := json.Marshal(body)
 	if err != nil {
-		return campaign.Request{}, err
+		return app.Command{}, err
 	}
-	id := f.id
-	if id == "" {
-		id = newID()
-	}
-	req := campaign.Request{ID: id, Actor: c.actor(), Campaign: campaignID, Battle: battle, Name: name, Body: raw}
+	cmd := app.Command{ID: f.id, Campaign: campaignID, Battle: battle, Name: name, Body: raw, For: c.actor()}
 	if f.dice != "" {
 		vals, err := parseInts(f.dice)
 		if err != nil {
-			return req, usagef("--dice %q: %v", f.dice, err)
+			return cmd, usagef("--dice %q: %v", f.dice, err)
 		}
-		req.Dice = campaign.DiceInput{Values: vals, EnteredBy: f.enteredBy}
+		cmd.Dice = vals
 	}
-	return req, nil
+	if cmd.ID == "" {
+		// A fresh id: such a command cannot be repeated safely, so say it.
+		cmd.ID = newID()
+	}
+	if c.token() != "" && cmd.Nonce == "" {
+		// A player's own command mixes fresh randomness from this device
+		// into any digital dice it rolls (docs/dice.md).
+		cmd.Nonce = newNonce()
+	}
+	return cmd, nil
 }
 
 // newID returns a random command id.
 func newID() string {
 	var b [10]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// newNonce returns 16 bytes of fresh randomness, hex.
+func newNonce() string {
+	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(err)
 	}
@@ -111,35 +124,33 @@ func readBody(path string) (map[string]any, error) {
 	return m, nil
 }
 
-// submit runs one command on a fresh App, brings the projection up to date
-// and prints the outcome.
-func (c *cli) submit(req campaign.Request) error {
-	app, release, err := c.open()
+// submit runs one command through the door and prints its outcome.
+func (c *cli) submit(cmd app.Command) error {
+	api, release, err := c.api()
 	if err != nil {
 		return err
 	}
 	defer release()
-	out, err := app.Service.Execute(c.ctx, req)
+	res, err := api.Execute(c.ctx, cmd)
 	if err != nil {
-		c.noteRefusalVars(app, req)
 		return err
 	}
-	if err := app.CatchUp(c.ctx, nil); err != nil {
-		return err
-	}
-	return c.printOutcome(app, out)
+	return c.printResult(res)
 }
 
-func (c *cli) printOutcome(app *App, out campaign.Outcome) error {
+func (c *cli) printResult(res app.Result) error {
 	if c.output == "json" {
-		return writeJSON(c.stdout, out)
+		return writeJSON(c.stdout, res)
 	}
-	if out.Duplicate {
-		fmt.Fprintf(c.stdout, "already applied (command %s); recorded events:\n", out.Events[0].CommandID)
+	if res.Duplicate {
+		fmt.Fprintf(c.stdout, "already applied (command %s); recorded events:\n", res.CommandID)
 	}
-	words := c.eventWords(app)
-	for _, e := range out.Events {
-		fmt.Fprintf(c.stdout, "  %s v%d %-18s %s\n", e.Key(), e.Version, e.Type, words.describe(e))
+	for _, e := range res.Events {
+		who := ""
+		if e.OnBehalfOf != "" {
+			who = fmt.Sprintf(" [%s for %s]", e.Actor, e.OnBehalfOf)
+		}
+		fmt.Fprintf(c.stdout, "  %s v%d %-18s %s%s\n", res.Key, e.Version, e.Type, e.Description, who)
 	}
 	return nil
 }
@@ -457,30 +468,4 @@ func (c *cli) doCommand() *cobra.Command {
 	cmd.Flags().StringVar(&file, "file", "", "the command's body as a YAML or JSON file")
 	f.add(cmd, true)
 	return cmd
-}
-
-// noteRefusalVars keeps what a refusal's message in another language may
-// name: the command's unit, general and target, and the battle's unit of
-// length.
-func (c *cli) noteRefusalVars(app *App, req campaign.Request) {
-	var body struct {
-		Unit    string   `json:"unit"`
-		General string   `json:"general"`
-		Target  string   `json:"target"`
-		Units   []string `json:"units"`
-		Content struct {
-			Target string `json:"target"`
-		} `json:"content"`
-	}
-	_ = json.Unmarshal(req.Body, &body)
-	words := map[string]string{"unit": body.Unit, "general": body.General, "target": firstOf(body.Target, body.Content.Target)}
-	if body.Unit == "" && len(body.Units) == 1 {
-		words["unit"] = body.Units[0]
-	}
-	c.refusalVars = i18n.Vars{Words: words}
-	if req.Battle != "" {
-		if st, _, err := app.Service.State(c.ctx, events.Key{Campaign: req.Campaign, Battle: req.Battle}); err == nil {
-			c.refusalVars.Measurement = st.Measurement
-		}
-	}
 }

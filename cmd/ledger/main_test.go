@@ -52,7 +52,7 @@ func TestDemo(t *testing.T) {
 	c := newCLI(t)
 	out := c.ok("demo")
 	for _, want := range []string{
-		"#8 order.give [marie, dice [3 3]]: accepted",
+		"#10 order.give [marie, dice [3 3]]: accepted",
 		"C.3: 2 actions",
 		"refused C.17",
 		`C.17: infantry moves 6" per action; 1 action allows 6.0", this move is 6.1"`,
@@ -148,7 +148,7 @@ brigades:
 	if code, _, _ := c.run("order", "pen/talavera"); code != exitUsage {
 		t.Fatalf("missing flags: exit %d, want %d", code, exitUsage)
 	}
-	if code, _, errs := c.run("state", "pen/nowhere"); code != exitError || !strings.Contains(errs, "not found") {
+	if code, _, errs := c.run("state", "pen/nowhere"); code != exitError || !strings.Contains(errs, "no battle pen/nowhere") {
 		t.Fatalf("unknown battle: exit %d %s", code, errs)
 	}
 	if out := c.ok("log", "pen/talavera"); !strings.Contains(out, "hash chain: ") || !strings.Contains(out, "intact") {

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/rules"
 )
 
 func init() {
@@ -34,27 +33,16 @@ Nothing is rolled or appended.`,
 			if err != nil {
 				return err
 			}
-			body := map[string]any{"general": general, "units": units}
-			if special != "" {
-				body["special"] = special
-			} else {
-				body["content"] = map[string]any{"action": action}
+			q := app.OddsQuery{General: general, Units: units, Special: special}
+			if special == "" {
+				q.Action = action
 			}
-			raw, _ := json.Marshal(body)
-			decoded, err := rules.DecodeCommand(rules.CmdOrderGive, raw)
-			if err != nil {
-				return usagef("%v", err)
-			}
-			app, release, err := c.open()
+			api, release, err := c.api()
 			if err != nil {
 				return err
 			}
 			defer release()
-			st, _, err := app.Service.State(c.ctx, events.Key{Campaign: camp, Battle: battle})
-			if err != nil {
-				return err
-			}
-			res, err := rules.Odds(st, decoded.(*rules.GiveOrder))
+			res, err := api.Odds(c.ctx, events.Key{Campaign: camp, Battle: battle}, q)
 			if err != nil {
 				return err
 			}

@@ -1,16 +1,11 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/projections"
-	"github.com/clubledger/ledger/web"
-	"github.com/clubledger/ledger/picture"
+	"github.com/clubledger/ledger/app"
 )
 
 func init() {
@@ -34,56 +29,35 @@ its leader point's path with its turn, and the side of the target it hit.
 -f writes to a file instead of standard output.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			camp, battle, err := splitKey(args[0], true)
+			key, err := battleArg(args[0])
 			if err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("at") && cmd.Flags().Changed("charge") {
 				return usagef("--at and --charge: give one")
 			}
-			app, release, err := c.open()
+			q := app.PictureQuery{Version: app.Latest, Scale: scale, NoLabels: noLabels}
+			switch {
+			case cmd.Flags().Changed("at"):
+				if at < 0 {
+					return usagef("--at %d: events are numbered from 1 (0: before the first)", at)
+				}
+				q.Version = uint64(at)
+			case cmd.Flags().Changed("charge"):
+				if charge < 1 {
+					return usagef("--charge %d: events are numbered from 1", charge)
+				}
+				q.Charge = uint64(charge)
+			}
+			api, release, err := c.api()
 			if err != nil {
 				return err
 			}
 			defer release()
-			key := events.Key{Campaign: camp, Battle: battle}
-			tl, err := projections.LoadTimeline(c.ctx, app.Log, key, app.DB.Registry(), projections.TimelineOptions{})
+			out, err := api.Picture(c.ctx, key, q)
 			if err != nil {
 				return err
 			}
-			if tl.Len() == 0 {
-				return fmt.Errorf("battle %s: no events", key)
-			}
-			opt := picture.Options{Scale: scale, NoLabels: noLabels}
-			v := tl.Len()
-			switch {
-			case cmd.Flags().Changed("at"):
-				if at < 0 || uint64(at) > tl.Len() {
-					return usagef("--at %d: battle %s has events 1 to %d (0: before the first)", at, key, tl.Len())
-				}
-				v = uint64(at)
-			case cmd.Flags().Changed("charge"):
-				if charge < 1 || uint64(charge) > tl.Len() {
-					return usagef("--charge %d: battle %s has events 1 to %d", charge, key, tl.Len())
-				}
-				opt.Charge, v, err = web.ChargeOverlay(tl, uint64(charge))
-				if errors.Is(err, web.ErrNotCharge) {
-					return usagef("--charge %d: %v", charge, err)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			s, err := tl.At(v)
-			if err != nil {
-				return err
-			}
-			if opt.Charge != nil {
-				opt.Title = fmt.Sprintf("%s: %s charges %s (event %d)", s.Name, opt.Charge.Unit, opt.Charge.Target, charge)
-			} else {
-				opt.Title = fmt.Sprintf("%s: turn %d, after event %d", s.Name, s.Turn, v)
-			}
-			out := picture.Render(s, opt)
 			if file == "" || file == "-" {
 				_, err = c.stdout.Write(out)
 				return err

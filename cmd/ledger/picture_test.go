@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clubledger/ledger/rules/geom"
 	"github.com/clubledger/ledger/picture"
+	"github.com/clubledger/ledger/rules/geom"
 )
 
 // TestPicture plays the charge scenarios and draws each accepted charge with

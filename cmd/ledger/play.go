@@ -10,24 +10,29 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/examples"
+	"github.com/clubledger/ledger/i18n"
 )
 
 func (c *cli) playCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "play SCENARIO.yaml...",
 		Short: "Play scenario files against the ledger, printing each step's outcome (docs/scenario-format.md)",
-		Long: `Play runs each step of a scenario file as a command and prints whether it was
-accepted (with its events) or refused (with the rule). A step may say what it
-expects ("expect: refused C.17"); play exits with code 4 if any step gave
-something else. Playing the same file twice appends nothing new the second
-time: each step has a stable command id.`,
+		Long: `Play runs each step of a scenario file as a command, through the same door
+as every other command (a running ledger serve's, when one owns the data
+folder), and prints whether it was accepted (with its events) or refused
+(with the rule). A step's actor is the person of the campaign the command is
+entered for; it is recorded as entered by you on their behalf. A step may
+say what it expects ("expect: refused C.17"); play exits with code 4 if any
+step gave something else. What playing a file twice does:
+docs/scenario-format.md.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			app, release, err := c.open()
+			api, release, err := c.api()
 			if err != nil {
 				return err
 			}
@@ -37,7 +42,7 @@ time: each step has a stable command id.`,
 				if err != nil {
 					return err
 				}
-				if err := c.playScenario(app, sc); err != nil {
+				if err := c.playScenario(api, sc); err != nil {
 					return err
 				}
 			}
@@ -46,23 +51,21 @@ time: each step has a stable command id.`,
 	}
 }
 
-// playScenario plays sc, printing each step, and brings the projection up to date.
-func (c *cli) playScenario(app *App, sc *campaign.Scenario) error {
+// playScenario plays sc through api, printing each step.
+func (c *cli) playScenario(api app.API, sc *campaign.Scenario) error {
 	if c.output != "json" {
 		fmt.Fprintf(c.stdout, "== %s\n", firstOf(sc.Name, sc.ID))
 	}
 	var results []stepJSON
-	words := c.eventWords(app)
-	err := sc.Play(c.ctx, app.Service, func(r campaign.StepResult) {
+	words := c.describer(api)
+	// The caller plays the file: the API knows who that is.
+	err := sc.Play(c.ctx, app.Executor(api), campaign.Principal{}, func(r campaign.StepResult) {
 		if c.output == "json" {
 			results = append(results, toStepJSON(r))
 			return
 		}
 		c.printStep(r, words)
 	})
-	if cerr := app.CatchUp(c.ctx, nil); cerr != nil && err == nil {
-		err = cerr
-	}
 	if c.output == "json" {
 		if werr := writeJSON(c.stdout, results); werr != nil && err == nil {
 			err = werr
@@ -92,11 +95,11 @@ func toStepJSON(r campaign.StepResult) stepJSON {
 	return s
 }
 
-func (c *cli) printStep(r campaign.StepResult, words *eventWords) {
+func (c *cli) printStep(r campaign.StepResult, words *app.Describer) {
 	if r.Step.Note != "" {
 		fmt.Fprintf(c.stdout, "\n-- %s\n", strings.TrimSpace(r.Step.Note))
 	}
-	who := r.Request.Actor
+	who := firstOf(r.Request.For, "you")
 	if len(r.Request.Dice.Values) > 0 {
 		who += fmt.Sprintf(", dice %v", r.Request.Dice.Values)
 	}
@@ -108,7 +111,7 @@ func (c *cli) printStep(r campaign.StepResult, words *eventWords) {
 		fmt.Fprintf(c.stdout, "   error: %v\n", r.Err)
 	default:
 		for _, e := range r.Outcome.Events {
-			fmt.Fprintf(c.stdout, "   v%-3d %-18s %s\n", e.Version, e.Type, words.describe(e))
+			fmt.Fprintf(c.stdout, "   v%-3d %-18s %s\n", e.Version, e.Type, words.Describe(e))
 		}
 	}
 	if r.Mismatch != "" {
@@ -183,16 +186,16 @@ func (c *cli) runDemo(cfg config.Config, kept bool) error {
 	if err != nil {
 		return err
 	}
-	app, err := OpenApp(c.ctx, cfg, AppOptions{Entropy: c.entropy})
+	a, err := OpenApp(c.ctx, cfg, AppOptions{Entropy: c.entropy, What: "demo"})
 	if err != nil {
 		return err
 	}
-	defer app.Close()
-	if err := c.playScenario(app, sc); err != nil {
+	defer a.Close()
+	if err := c.playScenario(a.Ledger.As(operatorCaller("", c.lang())), sc); err != nil {
 		return err
 	}
 	key := events.Key{Campaign: sc.Campaign, Battle: sc.LastBattle()}
-	inner := &cli{entropy: c.entropy, ctx: c.ctx, v: c.v, stdin: c.stdin, stdout: c.stdout, stderr: c.stderr, output: c.output, cfgSet: &cfg, shared: app}
+	inner := &cli{entropy: c.entropy, ctx: c.ctx, v: c.v, stdin: c.stdin, stdout: c.stdout, stderr: c.stderr, output: c.output, cfgSet: &cfg, shared: a}
 	fmt.Fprintf(c.stdout, "\n== state of %s\n", key)
 	if err := inner.stateCommand().RunE(nil, []string{key.String()}); err != nil {
 		return err
@@ -205,4 +208,19 @@ func (c *cli) runDemo(cfg config.Config, kept bool) error {
 		fmt.Fprintf(c.stdout, "\nThe ledger is kept in %s: try `ledger --data %s state %s`.\n", cfg.DataDir, cfg.DataDir, key)
 	}
 	return nil
+}
+
+// describer says events in the configured language (the door's own
+// describer), asking api for a battle's measurement when needed.
+func (c *cli) describer(api app.API) *app.Describer {
+	var cat *i18n.Catalogue
+	if c.lang() != "en" {
+		cat, _ = i18n.Load()
+	}
+	return app.NewDescriber(cat, c.lang(), func(key events.Key) string {
+		if b, err := api.State(c.ctx, key); err == nil {
+			return b.Measurement
+		}
+		return ""
+	})
 }

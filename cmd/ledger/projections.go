@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/sqlite"
 )
@@ -39,52 +39,39 @@ projector resumes without losing or repeating an event.`,
 func (c *cli) projectionsStatusCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
-		Short: "Show the projection's file, its checkpoint and how far the log is ahead",
+		Short: "Show the projection's file, its checkpoint, how far the log is ahead, and the projector",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			app, release, err := c.open()
+			api, release, err := c.api()
 			if err != nil {
 				return err
 			}
 			defer release()
-			cp, err := app.DB.Checkpoint(c.ctx)
+			st, err := api.Status(c.ctx)
 			if err != nil {
 				return err
-			}
-			last, err := app.Log.LastSequence(c.ctx)
-			if err != nil {
-				return err
-			}
-			aside := sqlite.AsidePath(app.DB.Path())
-			_, statErr := os.Stat(aside)
-			st := struct {
-				Path       string `json:"path"`
-				Checkpoint uint64 `json:"checkpoint"`
-				Log        uint64 `json:"log_last_sequence"`
-				Behind     uint64 `json:"behind"`
-				Aside      string `json:"interrupted_rebuild,omitempty"`
-			}{Path: app.DB.Path(), Checkpoint: cp, Log: last, Behind: last - min(cp, last)}
-			if statErr == nil {
-				st.Aside = aside
 			}
 			if c.output == "json" {
 				return writeJSON(c.stdout, st)
 			}
-			fmt.Fprintf(c.stdout, "projection %s: checkpoint %d, log at %d (%d behind)\n", st.Path, cp, last, st.Behind)
-			if st.Aside != "" {
-				fmt.Fprintf(c.stdout, "an interrupted rebuild is at %s: `ledger projections rebuild` resumes it\n", st.Aside)
+			fmt.Fprintf(c.stdout, "projection %s: checkpoint %d, log at %d (%d behind)\n", orDash(st.DB), st.Checkpoint, st.LastSequence, st.Lag)
+			if st.Projector != "" {
+				fmt.Fprintf(c.stdout, "projector (ledger serve): %s\n", st.Projector)
+			}
+			if st.Log != "ok" {
+				fmt.Fprintf(c.stdout, "log: %s\n", st.Log)
 			}
 			return nil
 		},
 	}
 }
 
-// rebuildResult is what `projections rebuild` reports.
+// rebuildResult is what `projections rebuild -o json` prints.
 type rebuildResult struct {
 	Path       string  `json:"path"`
-	Checkpoint uint64  `json:"checkpoint"`
-	Events     uint64  `json:"events_applied"`
 	Resumed    uint64  `json:"resumed_from,omitempty"`
+	Checkpoint uint64  `json:"checkpoint"`
+	Events     uint64  `json:"events"`
 	Seconds    float64 `json:"seconds"`
 	Rate       float64 `json:"events_per_second"`
 }
@@ -103,15 +90,28 @@ until that moment and the new one after it, never a half-built one.
 An interrupted rebuild (killed, Ctrl-C) leaves its file; the next rebuild
 resumes it from its checkpoint. --fresh starts it over.
 
-The swap is refused (the rebuilt file is kept) while another process, such as
-ledger serve, has the projection open: see docs/projections.md.`,
+When ledger serve owns the data folder, the server rebuilds its own
+projection without stopping (built aside, caught up to the live checkpoint
+under its projector's lock, swapped in): see docs/projections.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			app, release, err := c.open()
+			api, app, release, err := c.connect()
 			if err != nil {
 				return err
 			}
 			defer release()
+			if app == nil {
+				// Through the door: the server rebuilds its own.
+				r, err := api.RebuildProjection(c.ctx)
+				if err != nil {
+					return err
+				}
+				if c.output == "json" {
+					return writeJSON(c.stdout, r)
+				}
+				fmt.Fprintf(c.stdout, "the server rebuilt its projection up to log sequence %d in %.1fs\n", r.Checkpoint, r.Seconds)
+				return nil
+			}
 			live := app.DB.Path()
 			aside := sqlite.AsidePath(live)
 			res := rebuildResult{Path: live}
@@ -142,7 +142,7 @@ ledger serve, has the projection open: see docs/projections.md.`,
 			}
 			if err := app.DB.Swap(c.ctx, aside); err != nil {
 				if errors.Is(err, sqlite.ErrInUse) {
-					return fmt.Errorf("%w; a running `ledger serve` rebuilds its own projection without stopping: POST /api/admin/projections/rebuild with its admin token (docs/api.md); or stop it and run this again: the rebuilt projection is kept in %s and the next rebuild swaps it in", err, aside)
+					return fmt.Errorf("%w; another process has the projection open: stop it and run this again: the rebuilt projection is kept in %s and the next rebuild swaps it in", err, aside)
 				}
 				return err
 			}
@@ -187,68 +187,31 @@ projection was changed outside the projector, or the projector is not
 deterministic: rebuild it (ledger projections rebuild) and report a bug.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			app, release, err := c.open()
+			api, a, release, err := c.connect()
 			if err != nil {
 				return err
 			}
 			defer release()
-			if err := app.CatchUp(c.ctx, nil); err != nil {
-				return err
+			var v app.Verified
+			var rows []tableCompare
+			if a == nil {
+				v, err = api.VerifyProjection(c.ctx)
+			} else {
+				bar := newProgressReporter(c.stderr, "verify")
+				v, rows, err = adminOps{a}.verify(c.ctx, bar.update)
+				bar.finish()
 			}
-			cp, err := app.DB.Checkpoint(c.ctx)
 			if err != nil {
 				return err
-			}
-			dir, err := os.MkdirTemp("", "ledger-verify-")
-			if err != nil {
-				return fmt.Errorf("verify: scratch folder: %w", err)
-			}
-			defer os.RemoveAll(dir)
-			scratch := filepath.Join(dir, "rebuild.db")
-			bar := newProgressReporter(c.stderr, "verify")
-			err = sqlite.Build(c.ctx, app.Log, scratch, sqlite.BuildOptions{
-				Registry: app.DB.Registry(), Fresh: true, Until: cp, OnProgress: bar.update,
-			})
-			bar.finish()
-			if err != nil {
-				return err
-			}
-			rebuilt, err := sqlite.OpenWith(scratch, sqlite.Options{Registry: app.DB.Registry()})
-			if err != nil {
-				return err
-			}
-			defer rebuilt.Close()
-			got, err := app.DB.Digest(c.ctx)
-			if err != nil {
-				return err
-			}
-			want, err := rebuilt.Digest(c.ctx)
-			if err != nil {
-				return err
-			}
-			type row struct {
-				Table   string `json:"table"`
-				Rows    int    `json:"rows"`
-				Rebuilt int    `json:"rebuilt_rows"`
-				Same    bool   `json:"same"`
-			}
-			var rows []row
-			var differ []string
-			for i := range got {
-				r := row{Table: got[i].Table, Rows: got[i].Rows, Rebuilt: want[i].Rows, Same: got[i].Hash == want[i].Hash}
-				if !r.Same {
-					differ = append(differ, r.Table)
-				}
-				rows = append(rows, r)
 			}
 			if c.output == "json" {
 				if err := writeJSON(c.stdout, struct {
-					Checkpoint uint64 `json:"checkpoint"`
-					Tables     []row  `json:"tables"`
-				}{cp, rows}); err != nil {
+					app.Verified
+					Rows []tableCompare `json:"rows,omitempty"`
+				}{v, rows}); err != nil {
 					return err
 				}
-			} else {
+			} else if len(rows) > 0 {
 				tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
 				fmt.Fprintln(tw, "TABLE\tROWS\tREBUILT\tRESULT")
 				for _, r := range rows {
@@ -260,12 +223,12 @@ deterministic: rebuild it (ledger projections rebuild) and report a bug.`,
 				}
 				tw.Flush()
 			}
-			if len(differ) > 0 {
-				return &checkError{msg: fmt.Sprintf("the projection at log sequence %d differs from a rebuild in %d table(s): %s",
-					cp, len(differ), strings.Join(differ, ", "))}
+			if len(v.Differences) > 0 {
+				return &checkError{msg: fmt.Sprintf("the projection at log sequence %d differs from a rebuild in %d table(s): %s; rebuild it (ledger projections rebuild)",
+					v.Checkpoint, len(v.Differences), strings.Join(v.Differences, ", "))}
 			}
 			if c.output != "json" {
-				fmt.Fprintf(c.stdout, "\nthe projection at log sequence %d equals a rebuild from the log\n", cp)
+				fmt.Fprintf(c.stdout, "\nthe projection at log sequence %d equals a rebuild from the log (%d tables)\n", v.Checkpoint, v.Tables)
 			}
 			return nil
 		},

@@ -266,21 +266,26 @@ func TestProjectionsVerifyRebuildReplay(t *testing.T) {
 	y := func(at string) float64 {
 		t.Helper()
 		var s struct {
-			Units map[string]struct {
-				Base struct {
-					Center struct{ Y float64 } `json:"center"`
-				} `json:"base"`
+			Units []struct {
+				Unit string  `json:"unit"`
+				Y    float64 `json:"y"`
 			} `json:"units"`
 		}
 		if err := json.Unmarshal([]byte(c.ok("replay", "demo-1809/eggmuhl", "--at", at, "-o", "json")), &s); err != nil {
 			t.Fatal(err)
 		}
-		return s.Units["33-ligne"].Base.Center.Y
+		for _, u := range s.Units {
+			if u.Unit == "33-ligne" {
+				return u.Y
+			}
+		}
+		t.Fatalf("no 33-ligne after event %s", at)
+		return 0
 	}
 	if y11, y12 := y("11"), y("12"); y11 != 16 || y12 != 22 {
 		t.Fatalf("33-ligne at y=%v after event 11 and y=%v after event 12", y11, y12)
 	}
-	if code, _, errs := c.run("replay", "demo-1809/eggmuhl", "--at", "999"); code != exitUsage || !strings.Contains(errs, "events 1 to") {
+	if code, _, errs := c.run("replay", "demo-1809/eggmuhl", "--at", "999"); code != exitError || !strings.Contains(errs, "events 1 to") {
 		t.Fatalf("--at past the end: exit %d %s", code, errs)
 	}
 }

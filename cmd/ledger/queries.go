@@ -7,55 +7,91 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/events"
 )
 
 func (c *cli) stateCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "state CAMPAIGN/BATTLE",
-		Short: "Show a battle's current state: turn, phase, units, generals",
-		Args:  cobra.ExactArgs(1),
+		Short: "Show a battle's current state: turn, phase, units (with actions left), generals, head",
+		Long: `State shows the battle now, as you may see it (a flank march's sealed orders
+only to its own side and the umpire): turn and phase, every unit with its
+position, formation, markers and actions left this turn, every general, and
+the head: the hash of the battle's last event, which you may note down and
+check later with ledger audit --head.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			camp, battle, err := splitKey(args[0], true)
+			key, err := battleArg(args[0])
 			if err != nil {
 				return err
 			}
-			app, release, err := c.open()
+			api, release, err := c.api()
 			if err != nil {
 				return err
 			}
 			defer release()
-			if err := app.CatchUp(c.ctx, nil); err != nil {
-				return err
-			}
-			v, err := app.DB.Battle(c.ctx, events.Key{Campaign: camp, Battle: battle})
+			b, err := api.State(c.ctx, key)
 			if err != nil {
 				return err
 			}
 			if c.output == "json" {
-				return writeJSON(c.stdout, v)
+				return writeJSON(c.stdout, b)
 			}
-			unit := "\""
-			if v.Measurement == "cm" {
-				unit = " cm"
-			}
-			fmt.Fprintf(c.stdout, "%s/%s %q: %s, turn %d, %s phase of %s (table %g x %g%s, event %d)\n\n",
-				v.Campaign, v.Battle, v.Name, v.Status, v.Turn, orDash(v.Phase), orDash(v.PhasingSide), v.TableWidth, v.TableDepth, unit, v.Version)
-			tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "UNIT\tSIDE\tBRIGADE\tTYPE\tFORMATION\tX\tY\tFACING\tMARKERS\tSTATUS")
-			for _, u := range v.Units {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%.0f\t%d\t%s\n", u.Unit, u.Side, u.Brigade, u.Type, u.Formation, u.X, u.Y, u.Facing, u.Markers, u.Status)
-			}
-			tw.Flush()
-			fmt.Fprintln(c.stdout)
-			tw = tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "GENERAL\tSIDE\tBRIGADE\tRATING\tX\tY")
-			for _, g := range v.Generals {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.1f\n", g.General, g.Side, orDash(g.Brigade), g.Rating, g.X, g.Y)
-			}
-			return tw.Flush()
+			return c.printBoard(b, "")
 		},
 	}
+}
+
+// printBoard prints a battle at one moment: the state's and replay's table.
+func (c *cli) printBoard(b app.Board, event string) error {
+	unit := "\""
+	if b.Measurement == "cm" {
+		unit = " cm"
+	}
+	status := b.Status
+	if status == "" {
+		status = "not created"
+	}
+	fmt.Fprintf(c.stdout, "%s/%s %q at event %d of %d: %s, turn %d, %s phase of %s (table %g x %g%s)\n",
+		b.Campaign, b.Battle, b.Name, b.Version, b.Last, status, b.Turn, orDash(b.Phase), orDash(b.PhasingSide), b.TableWidth, b.TableDepth, unit)
+	if event != "" {
+		fmt.Fprintln(c.stdout, event)
+	}
+	if b.Head != "" {
+		fmt.Fprintf(c.stdout, "head %s\n", b.Head)
+	}
+	fmt.Fprintln(c.stdout)
+	tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "UNIT\tSIDE\tBRIGADE\tTYPE\tFORMATION\tX\tY\tFACING\tMARKERS\tSTATUS\tACTIONS LEFT")
+	for _, u := range b.Units {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%.0f\t%d\t%s\t%d\n", u.Unit, u.Side, u.Brigade, u.Type, u.Formation, u.X, u.Y, u.Facing, u.Markers, u.Status, u.ActionsLeft)
+	}
+	tw.Flush()
+	fmt.Fprintln(c.stdout)
+	tw = tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "GENERAL\tSIDE\tBRIGADE\tRATING\tX\tY")
+	for _, g := range b.Generals {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.1f\n", g.General, g.Side, orDash(g.Brigade), g.Rating, g.X, g.Y)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, m := range b.FlankMarches {
+		what := "declared, sealed"
+		switch {
+		case m.Entry == "lost":
+			what = "lost (F.2)"
+		case m.RevealedAt != "" && len(m.Waiting) > 0:
+			what = fmt.Sprintf("arriving: %s still to enter", strings.Join(m.Waiting, ", "))
+		case m.RevealedAt != "":
+			what = "revealed"
+		case m.Orders != nil:
+			what = fmt.Sprintf("sealed (you may see it: %d brigade(s), entry %.1f,%.1f)", len(m.Orders.Brigades), m.Orders.Entry.X, m.Orders.Entry.Y)
+		}
+		fmt.Fprintf(c.stdout, "\nflank march %d of %s: %s edge, %s\n", m.N, m.Side, m.Edge, what)
+	}
+	return nil
 }
 
 func (c *cli) logCommand() *cobra.Command {
@@ -69,50 +105,40 @@ func (c *cli) logCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			app, release, err := c.open()
+			api, release, err := c.api()
 			if err != nil {
 				return err
 			}
 			defer release()
 			key := events.Key{Campaign: camp, Battle: battle}
-			evs, err := app.Log.Read(c.ctx, key, 0)
+			page, err := api.Events(c.ctx, key, 0)
 			if err != nil {
 				return err
 			}
-			if len(evs) == 0 {
-				return fmt.Errorf("%s: no events", key)
-			}
-			chainErr := events.VerifyChain(evs)
 			if c.output == "json" {
-				type row struct {
-					Seq uint64 `json:"seq"`
-					events.Envelope
-					Hash string `json:"hash"`
-				}
-				out := make([]row, len(evs))
-				for i, e := range evs {
-					out[i] = row{Seq: e.Sequence, Envelope: e, Hash: events.Hash(e.Raw)}
-				}
-				if err := writeJSON(c.stdout, out); err != nil {
+				if err := writeJSON(c.stdout, page.Events); err != nil {
 					return err
 				}
 			} else {
 				tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
 				fmt.Fprintln(tw, "V\tSEQ\tTIME\tACTOR\tTYPE\tWHAT")
-				words := c.eventWords(app)
-				for _, e := range evs {
-					fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", e.Version, e.Sequence, e.Time.Format("15:04:05"), e.Actor, e.Type, words.describe(e))
+				for _, e := range page.Events {
+					actor := e.Actor
+					if e.OnBehalfOf != "" {
+						actor = e.Actor + " for " + e.OnBehalfOf
+					}
+					fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", e.Version, e.Seq, e.Time.Format("15:04:05"), actor, e.Type, e.Description)
 				}
 				tw.Flush()
-				if chainErr == nil {
-					fmt.Fprintf(c.stdout, "\nhash chain: %d events, intact; head %s\n", len(evs), events.Hash(evs[len(evs)-1].Raw))
+				if page.Chain == app.ChainIntact {
+					fmt.Fprintf(c.stdout, "\nhash chain: %d events, intact; head %s\n", page.Last, page.Head)
 				}
 			}
-			if chainErr != nil && verify {
-				return &checkError{msg: chainErr.Error()}
+			if page.Chain != app.ChainIntact && verify {
+				return &checkError{msg: "hash chain: " + page.Chain}
 			}
-			if chainErr != nil {
-				fmt.Fprintf(c.stderr, "hash chain: %v\n", chainErr)
+			if page.Chain != app.ChainIntact {
+				fmt.Fprintf(c.stderr, "hash chain: %s\n", page.Chain)
 			}
 			return nil
 		},
@@ -124,18 +150,15 @@ func (c *cli) logCommand() *cobra.Command {
 func (c *cli) campaignShowCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "show CAMPAIGN",
-		Short: "Show a campaign: its sides and battles",
+		Short: "Show a campaign: its sides, battles and people",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			app, release, err := c.open()
+			api, release, err := c.api()
 			if err != nil {
 				return err
 			}
 			defer release()
-			if err := app.CatchUp(c.ctx, nil); err != nil {
-				return err
-			}
-			v, err := app.DB.Campaign(c.ctx, args[0])
+			v, err := api.Campaign(c.ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -152,7 +175,17 @@ func (c *cli) campaignShowCommand() *cobra.Command {
 			for _, b := range v.Battles {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\n", b.Number, b.Battle, b.Name, orDash(b.Status), b.Turn)
 			}
-			return tw.Flush()
+			tw.Flush()
+			if len(v.People) > 0 {
+				fmt.Fprintln(c.stdout)
+				tw = tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
+				fmt.Fprintln(tw, "PERSON\tNAME\tROLE\tSIDE")
+				for _, p := range v.People {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Player, orDash(p.Name), p.Role, orDash(p.Side))
+				}
+				tw.Flush()
+			}
+			return nil
 		},
 	}
 }
@@ -170,6 +203,12 @@ func (c *cli) configCommand() *cobra.Command {
 			return writeJSON(c.stdout, cfg)
 		},
 	}
+}
+
+// battleArg parses CAMPAIGN/BATTLE.
+func battleArg(s string) (events.Key, error) {
+	camp, battle, err := splitKey(s, true)
+	return events.Key{Campaign: camp, Battle: battle}, err
 }
 
 func orDash(s string) string {

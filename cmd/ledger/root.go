@@ -6,24 +6,33 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"github.com/clubledger/ledger/app"
+	"github.com/clubledger/ledger/client"
 	"github.com/clubledger/ledger/config"
-	"github.com/clubledger/ledger/rules"
 	"github.com/clubledger/ledger/i18n"
 )
 
-// Exit codes: 0 success, 1 an error, 2 bad usage, 3 refused by the rules,
-// 4 a scenario or audit check failed.
+// Exit codes (README.md): 0 success, 1 an error, 2 bad usage, 3 refused by
+// the rules, 4 a scenario or audit check failed, 5 the log is unavailable
+// (the outcome of a command is unknown: retry with the same id), 6 the
+// command id was already used by another command, 7 not allowed (the
+// token is unknown, or its person may not do this).
 const (
-	exitOK      = 0
-	exitError   = 1
-	exitUsage   = 2
-	exitRefused = 3
-	exitCheck   = 4
+	exitOK          = 0
+	exitError       = 1
+	exitUsage       = 2
+	exitRefused     = 3
+	exitCheck       = 4
+	exitUnavailable = 5
+	exitIDConflict  = 6
+	exitForbidden   = 7
 )
 
 // cli carries what every subcommand needs.
@@ -39,9 +48,8 @@ type cli struct {
 	// entropy, when set, is the service's entropy source (tests fix the
 	// dice with it); nil: the operating system's.
 	entropy io.Reader
-	// refusalVars are the words and measurement of the last command
-	// submitted, for a refusal's message in another language.
-	refusalVars i18n.Vars
+	// name is the subcommand running, for the folder's lock.
+	name string
 }
 
 // lang is the language of messages: --lang, LEDGER_LANG, the file, "en".
@@ -55,18 +63,13 @@ func (c *cli) lang() string {
 	return "en"
 }
 
-// refusalText renders a refusal in the configured language; the rule id
-// stays as it is ("C.17"), the words come from the message catalogue.
-func (c *cli) refusalText(r *rules.Refusal) string {
-	lang := c.lang()
-	if lang == "en" {
-		return "refused: " + r.Error()
+// token is the person's token the CLI acts with (--token, LEDGER_TOKEN);
+// empty: the folder's owner, the operator.
+func (c *cli) token() string {
+	if c.cfgSet != nil {
+		return c.cfgSet.Token
 	}
-	cat, err := i18n.Load()
-	if err != nil {
-		return "refused: " + r.Error()
-	}
-	return cat.Text(lang, "cli.refused") + ": " + r.Rule + ": " + cat.Refusal(lang, r, c.refusalVars)
+	return c.v.GetString("token")
 }
 
 // Main runs the ledger CLI with args and returns the exit code. Tests call it
@@ -89,27 +92,83 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	var r *rules.Refusal
+	return c.exit(err)
+}
+
+// exit prints err once, in the configured language, and picks the exit
+// code: the one place the CLI maps errors (as web/errors.go is for HTTP).
+func (c *cli) exit(err error) int {
 	var ce *checkError
 	var ue *usageError
+	var held *HeldError
+	var ae *app.Error
 	switch {
-	case errors.As(err, &r):
-		fmt.Fprintln(stderr, c.refusalText(r))
-		return exitRefused
 	case errors.As(err, &ce):
-		fmt.Fprintf(stderr, "check failed: %s\n", ce.msg)
+		fmt.Fprintf(c.stderr, "check failed: %s\n", ce.msg)
 		return exitCheck
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "error: %s\n", ue.msg)
+		fmt.Fprintf(c.stderr, "error: %s\n", ue.msg)
 		return exitUsage
-	default:
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		if strings.Contains(err.Error(), "unknown command") || strings.Contains(err.Error(), "unknown flag") ||
-			strings.Contains(err.Error(), "accepts ") || strings.Contains(err.Error(), "required flag") {
-			return exitUsage
-		}
+	case errors.As(err, &held):
+		fmt.Fprintf(c.stderr, "error: %v\n", held)
 		return exitError
 	}
+	if !errors.As(err, &ae) {
+		var cat *i18n.Catalogue
+		if c.lang() != "en" {
+			cat, _ = i18n.Load()
+		}
+		ae = app.Classify(err, cat, c.lang(), i18n.Vars{})
+		if ae.Kind == app.KindInternal {
+			// Not the door's own words: say what happened as it is.
+			fmt.Fprintf(c.stderr, "error: %v\n", err)
+			if isUsage(err) {
+				return exitUsage
+			}
+			return exitError
+		}
+	}
+	switch ae.Kind {
+	case app.KindRefused:
+		fmt.Fprintf(c.stderr, "%s: %s: %s\n", c.word("cli.refused", "refused"), ae.Rule, ae.Message)
+		return exitRefused
+	case app.KindInvalid:
+		fmt.Fprintf(c.stderr, "error: %s\n", ae.Message)
+		return exitUsage
+	case app.KindUnavailable:
+		fmt.Fprintf(c.stderr, "unavailable: %s\n%s\n", ae.Message, c.word("cli.retry_same_id", "the outcome is unknown: retry with the same --id (it answers with the recorded outcome if it was applied)"))
+		return exitUnavailable
+	case app.KindIdempotencyConflict:
+		fmt.Fprintf(c.stderr, "error: %s\n", ae.Message)
+		return exitIDConflict
+	case app.KindForbidden, app.KindUnauthenticated:
+		fmt.Fprintf(c.stderr, "not allowed: %s\n", ae.Message)
+		return exitForbidden
+	}
+	fmt.Fprintf(c.stderr, "error: %s\n", ae.Message)
+	return exitError
+}
+
+// word is a catalogue text in the configured language, or def in English.
+func (c *cli) word(key, def string) string {
+	if c.lang() == "en" {
+		return def
+	}
+	cat, err := i18n.Load()
+	if err != nil {
+		return def
+	}
+	if t := cat.Text(c.lang(), key); t != key {
+		return t
+	}
+	return def
+}
+
+// isUsage recognises cobra's own usage errors.
+func isUsage(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, "unknown command") || strings.Contains(m, "unknown flag") || strings.Contains(m, "unknown shorthand flag") ||
+		strings.Contains(m, "accepts ") || strings.Contains(m, "required flag") || strings.Contains(m, "invalid argument")
 }
 
 // checkError is a failed check (a scenario expectation, an audit).
@@ -138,6 +197,7 @@ LEDGER_* environment variables (LEDGER_DATA_DIR, LEDGER_NATS_URL, ...), flags.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			c.name = cmd.CommandPath()
 			return c.loadConfig(cmd)
 		},
 	}
@@ -147,12 +207,13 @@ LEDGER_* environment variables (LEDGER_DATA_DIR, LEDGER_NATS_URL, ...), flags.`,
 	pf.String("nats-url", "", "external NATS server URL; empty runs an embedded server")
 	pf.String("nats-creds", "", "NATS credentials file")
 	pf.String("nats-listen", "", "let the embedded server also listen on this loopback address, for NATS tools")
-	pf.String("actor", "", "who gives commands (default umpire)")
+	pf.String("actor", "", "enter commands for this person of the campaign (recorded as entered by you on their behalf)")
+	pf.String("token", "", "act as the person whose token this is (LEDGER_TOKEN), instead of as the data folder's owner")
 	pf.String("lang", "", "language of messages: en or ru")
 	pf.StringVarP(&c.output, "output", "o", "table", "output format: table or json")
 	for flag, key := range map[string]string{
 		"data": "data_dir", "nats-url": "nats.url", "nats-creds": "nats.creds",
-		"nats-listen": "nats.listen", "actor": "actor", "lang": "lang",
+		"nats-listen": "nats.listen", "actor": "actor", "lang": "lang", "token": "token",
 	} {
 		_ = c.v.BindPFlag(key, pf.Lookup(flag))
 	}
@@ -204,8 +265,13 @@ func (c *cli) loadConfig(cmd *cobra.Command) error {
 	c.v.SetDefault("http.tls_cert", "")
 	c.v.SetDefault("http.tls_key", "")
 	c.v.SetDefault("http.admin_token", "")
+	c.v.SetDefault("http.read_header_timeout", def.HTTP.ReadHeaderTimeout)
+	c.v.SetDefault("http.read_timeout", def.HTTP.ReadTimeout)
+	c.v.SetDefault("http.streams_per_caller", def.HTTP.StreamsPerCaller)
+	c.v.SetDefault("http.streams", def.HTTP.Streams)
 	c.v.SetDefault("lang", def.Lang)
-	c.v.SetDefault("actor", def.Actor)
+	c.v.SetDefault("actor", "")
+	c.v.SetDefault("token", "")
 	c.v.SetDefault("retries", def.Retries)
 	c.v.SetEnvPrefix("LEDGER")
 	c.v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
@@ -246,8 +312,10 @@ func (c *cli) config() (config.Config, error) {
 	return cfg, nil
 }
 
-// open starts the ledger for one command, or lends the one already open
-// (the demo runs several commands on one ledger). Call release when done.
+// open opens the ledger in this process, owning the data folder (its
+// lock), for the commands that work on the log itself (restore, import):
+// refused, naming the server, when `ledger serve` owns the folder. Call
+// release when done.
 func (c *cli) open() (*App, func(), error) {
 	if c.shared != nil {
 		return c.shared, func() {}, nil
@@ -256,13 +324,93 @@ func (c *cli) open() (*App, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	app, err := OpenApp(c.ctx, cfg, AppOptions{Entropy: c.entropy})
+	lock, err := waitLock(c.ctx, cfg, c.name, lockWait, c.doorAnswers(cfg))
+	if errors.Is(err, errServed) {
+		holder, _ := os.ReadFile(filepath.Join(cfg.DataDir, lockName))
+		return nil, nil, fmt.Errorf("%s works on the log itself and cannot run while a ledger server owns %s (%s): stop it first",
+			c.name, cfg.DataDir, strings.TrimSpace(string(holder)))
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	return app, func() { app.Close() }, nil
+	a, err := OpenApp(c.ctx, cfg, AppOptions{Entropy: c.entropy, Lock: lock})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := a.CatchUp(c.ctx, nil); err != nil {
+		a.Close()
+		return nil, nil, err
+	}
+	return a, func() { a.Close() }, nil
 }
 
+// lockWait is how long a CLI command waits for another CLI command on the
+// same folder to finish.
+const lockWait = 15 * time.Second
+
+// api returns the ledger as the CLI's caller sees it (the operator, or
+// --token's person): through the local door when a ledger server owns the
+// data folder, or else opened in this process, which then owns the folder
+// for the length of the command. Call release when done.
+func (c *cli) api() (app.API, func(), error) {
+	api, _, release, err := c.connect()
+	return api, release, err
+}
+
+// connect is api, and the App when the ledger was opened in this process
+// (nil through the door).
+func (c *cli) connect() (app.API, *App, func(), error) {
+	caller := operatorCaller(c.token(), c.lang())
+	if c.shared != nil {
+		return c.shared.Ledger.As(caller), c.shared, func() {}, nil
+	}
+	cfg, err := c.config()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	door := c.doorAnswers(cfg)
+	if door() {
+		return c.doorClient(cfg), nil, func() {}, nil
+	}
+	lock, err := waitLock(c.ctx, cfg, c.name, lockWait, door)
+	if errors.Is(err, errServed) {
+		return c.doorClient(cfg), nil, func() {}, nil
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	a, err := OpenApp(c.ctx, cfg, AppOptions{Entropy: c.entropy, Lock: lock})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// The projection is brought up to the log's end before any query.
+	if err := a.CatchUp(c.ctx, nil); err != nil {
+		a.Close()
+		return nil, nil, nil, err
+	}
+	return a.Ledger.As(caller), a, func() { a.Close() }, nil
+}
+
+// doorClient is the client of a data folder's local door.
+func (c *cli) doorClient(cfg config.Config) *client.Client {
+	return client.Socket(socketPath(cfg), client.Options{Token: c.token(), Lang: c.lang(), Timeout: 5 * time.Minute})
+}
+
+// doorAnswers returns a check of whether a server answers at the folder's
+// local door.
+func (c *cli) doorAnswers(cfg config.Config) func() bool {
+	return func() bool {
+		if _, err := os.Stat(socketPath(cfg)); err != nil {
+			return false
+		}
+		ctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
+		defer cancel()
+		return client.Socket(socketPath(cfg), client.Options{}).Ping(ctx) == nil
+	}
+}
+
+// actor is the person commands are entered for (--actor): empty for the
+// caller themselves.
 func (c *cli) actor() string {
 	if c.cfgSet != nil {
 		return c.cfgSet.Actor

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/projections/sqlite"
@@ -28,8 +29,8 @@ func init() {
 	)
 }
 
-// The SQLite projection is what the web server reads.
-var _ web.ReadModel = (*sqlite.DB)(nil)
+// The SQLite projection is what the door reads.
+var _ app.ReadModel = (*sqlite.DB)(nil)
 
 // ServeOptions tune Serve beyond the configuration.
 type ServeOptions struct {
@@ -50,6 +51,8 @@ type Served struct {
 	Addr string
 	// URL is the base URL: http:// or https:// and Addr.
 	URL string
+	// Door is the local door's socket.
+	Door string
 	// App is the ledger the server runs on.
 	App *App
 
@@ -66,12 +69,15 @@ func (s *Served) Wait() error {
 }
 
 // Serve starts the ledger's HTTP server on cfg (embedded NATS and SQLite
-// by default): it opens the App, catches the projection up, listens on
-// cfg.HTTP.Addr (HTTPS when a certificate and key are set) and runs until
-// ctx ends. Then it shuts down gracefully: new commands get 503, commands
-// in flight finish, live streams close, the projector applies what the log
-// holds and stops with its checkpoint committed, and the App closes. Tests
-// call it with config set directly and HTTP on 127.0.0.1:0.
+// by default): it takes the data folder's lock (refusing, with the holder
+// named, when another process has it), opens the App, catches the
+// projection up, listens on cfg.HTTP.Addr (HTTPS when a certificate and
+// key are set) and on the folder's local door (a Unix socket the CLI uses),
+// and runs until ctx ends. Then it shuts down gracefully: new commands get
+// 503, commands in flight finish, live streams close, the projector
+// applies what the log holds and stops with its checkpoint committed, and
+// the App closes. Tests call it with config set directly and HTTP on
+// 127.0.0.1:0.
 func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -79,33 +85,43 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 	if opts.ShutdownTimeout <= 0 {
 		opts.ShutdownTimeout = 30 * time.Second
 	}
-	app, err := OpenApp(ctx, cfg, AppOptions{Entropy: opts.Entropy})
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	lock, err := lockFolder(cfg.DataDir, "serve")
 	if err != nil {
+		var held *HeldError
+		if errors.As(err, &held) {
+			return nil, fmt.Errorf("%w: one ledger serve per data folder; stop it, or give this one another --data", err)
+		}
+		return nil, err
+	}
+	a, err := OpenApp(ctx, cfg, AppOptions{Entropy: opts.Entropy, Lock: lock, Logger: opts.Logger})
+	if err != nil {
+		lock.release()
 		return nil, err
 	}
 	ok := false
+	var listeners []net.Listener
 	defer func() {
 		if !ok {
-			app.Close()
+			for _, ln := range listeners {
+				ln.Close()
+			}
+			a.Close()
 		}
 	}()
-	if err := app.CatchUp(ctx, nil); err != nil {
+	if err := a.CatchUp(ctx, nil); err != nil {
 		return nil, err
 	}
+	a.projector = app.NewProjector(a.Log, a.DB, opts.Logger)
 	srv, err := web.New(web.Options{
-		Rebuild: func(ctx context.Context) error {
-			aside := sqlite.AsidePath(app.DB.Path())
-			if err := sqlite.Build(ctx, app.Log, aside, sqlite.BuildOptions{Fresh: true}); err != nil {
-				return err
-			}
-			return app.DB.SwapWhileProjecting(ctx, aside, app.Log)
-		},
-		Service:    app.Service,
-		Log:        app.Log,
-		Read:       app.DB,
+		Ledger:     a.Ledger,
+		Log:        a.Log,
 		Lang:       cfg.Lang,
 		AdminToken: opts.AdminToken,
 		Logger:     opts.Logger,
+		Limits:     web.Limits{StreamsPerCaller: cfg.HTTP.StreamsPerCaller, Streams: cfg.HTTP.Streams},
 	})
 	if err != nil {
 		return nil, err
@@ -114,35 +130,50 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 	if err != nil {
 		return nil, fmt.Errorf("http: listen: %w", err)
 	}
+	listeners = append(listeners, ln)
 	scheme := "http"
 	if cfg.HTTP.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(cfg.HTTP.TLSCert, cfg.HTTP.TLSKey)
 		if err != nil {
-			ln.Close()
 			return nil, fmt.Errorf("http: tls: %w", err)
 		}
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 		scheme = "https"
 	}
+	door, err := listenDoor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	listeners = append(listeners, door)
 	// The background work (projector, live stream) outlives ctx until the
 	// shutdown below has drained the commands.
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	go a.projector.Run(bg)
 	if err := srv.Start(bg); err != nil {
 		stopBG()
-		ln.Close()
 		return nil, err
 	}
-	hs := &http.Server{
-		Handler:           srv.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+	newServer := func(operator string) *http.Server {
+		hs := &http.Server{
+			Handler:           srv.Handler(),
+			ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
+			ReadTimeout:       cfg.HTTP.ReadTimeout,
+			IdleTimeout:       2 * time.Minute,
+			MaxHeaderBytes:    64 << 10,
+			ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+		}
+		if operator != "" {
+			hs.ConnContext = func(ctx context.Context, _ net.Conn) context.Context { return web.WithOperator(ctx, operator) }
+		}
+		return hs
 	}
-	s := &Served{Addr: ln.Addr().String(), App: app, web: srv, done: make(chan struct{})}
+	public, local := newServer(""), newServer("operator")
+	s := &Served{Addr: ln.Addr().String(), Door: socketPath(cfg), App: a, web: srv, done: make(chan struct{})}
 	s.URL = scheme + "://" + s.Addr
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	opts.Logger.Info("ledger serving", "url", s.URL, "data", cfg.DataDir, "lang", cfg.Lang, "admin_token", opts.AdminToken != "")
+	served := make(chan error, 2)
+	go func() { served <- public.Serve(ln) }()
+	go func() { served <- local.Serve(door) }()
+	opts.Logger.Info("ledger serving", "url", s.URL, "door", s.Door, "data", cfg.DataDir, "lang", cfg.Lang, "admin_token", opts.AdminToken != "")
 	ok = true
 	go func() {
 		defer close(s.done)
@@ -154,18 +185,34 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 		}
 		sctx, cancel := context.WithTimeout(context.Background(), opts.ShutdownTimeout)
 		defer cancel()
-		// No new commands, the streams end; then the HTTP server waits for
+		// No new commands, the streams end; then the HTTP servers wait for
 		// the requests in flight; then the projector finishes and stops.
 		srv.BeginDrain()
 		srv.CloseStreams()
-		if err := hs.Shutdown(sctx); err != nil {
-			errs = append(errs, fmt.Errorf("http: shutdown: %w", err))
+		for _, hs := range []*http.Server{public, local} {
+			if err := hs.Shutdown(sctx); err != nil {
+				errs = append(errs, fmt.Errorf("http: shutdown: %w", err))
+			}
 		}
 		if err := srv.Shutdown(sctx); err != nil {
 			errs = append(errs, err)
 		}
+		if last, err := a.Log.LastSequence(sctx); err == nil {
+			// Let the projector reach the log's end: every accepted
+			// command is in the projection before it stops.
+			_ = a.projector.Wait(sctx, last)
+		}
 		stopBG()
-		if err := app.Close(); err != nil {
+		select {
+		case <-a.projector.Done():
+		case <-sctx.Done():
+			errs = append(errs, errors.New("shutdown: the projector did not stop in time"))
+		}
+		if err := a.projector.Err(); err != nil {
+			errs = append(errs, err)
+		}
+		_ = os.Remove(s.Door)
+		if err := a.Close(); err != nil {
 			errs = append(errs, err)
 		}
 		opts.Logger.Info("ledger stopped")
@@ -203,7 +250,7 @@ SIGTERM or an interrupt shuts it down gracefully.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "ledger: serving %s (data %s); stop with Ctrl-C\n", s.URL, cfg.DataDir)
+			fmt.Fprintf(c.stdout, "ledger: serving %s (data %s); the CLI on this machine goes through %s; stop with Ctrl-C\n", s.URL, cfg.DataDir, s.Door)
 			return s.Wait()
 		},
 	}
@@ -258,31 +305,27 @@ func (c *cli) playerCommand() *cobra.Command {
 }
 
 // submitToken runs a command that issues a token and prints it.
-func (c *cli) submitToken(req campaign.Request) error {
-	app, release, err := c.open()
+func (c *cli) submitToken(cmd app.Command) error {
+	api, release, err := c.api()
 	if err != nil {
 		return err
 	}
 	defer release()
-	out, err := app.Service.Execute(c.ctx, req)
+	res, err := api.Execute(c.ctx, cmd)
 	if err != nil {
 		return err
 	}
-	if err := app.CatchUp(c.ctx, nil); err != nil {
-		return err
-	}
 	if c.output == "json" {
-		return writeJSON(c.stdout, out)
+		return writeJSON(c.stdout, res)
 	}
-	if out.Duplicate {
+	if res.Duplicate {
 		fmt.Fprintln(c.stdout, "already applied: a token is shown only once; reissue it to get a new one")
 		return nil
 	}
-	var w io.Writer = c.stdout
 	var who struct {
 		Player string `json:"player"`
 	}
-	_ = json.Unmarshal(req.Body, &who)
-	fmt.Fprintf(w, "token of %s in campaign %s (shown once: keep it): %s\n", who.Player, req.Campaign, out.Token)
+	_ = json.Unmarshal(cmd.Body, &who)
+	fmt.Fprintf(c.stdout, "token of %s in campaign %s (shown once: keep it): %s\n", who.Player, cmd.Campaign, res.Token)
 	return nil
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/clubledger/ledger/rules/geom"
 	"github.com/clubledger/ledger/picture"
+	"github.com/clubledger/ledger/rules/geom"
 )
 
 // browserPath finds Chromium: LEDGER_CHROMIUM, else chromium or

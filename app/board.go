@@ -1,8 +1,7 @@
-package web
+package app
 
 import (
 	"context"
-	"net/http"
 	"sort"
 	"sync"
 
@@ -44,8 +43,14 @@ type Board struct {
 	// requests (docs/disputes.md).
 	Disputes    []rules.Dispute        `json:"disputes"`
 	Retractions []rules.RetractRequest `json:"retractions"`
+	// Head is the hash of the battle's event at Version: the value a
+	// player keeps, to check later that the history they saw is still the
+	// ledger's (`ledger audit --head`); the page warns when it is not.
+	Head string `json:"head"`
+	// Ended says the battle is over (status ended): nothing is live.
+	Ended bool `json:"ended"`
 	// Event is the event at Version, described, when the caller may read it.
-	Event *EventJSON `json:"event,omitempty"`
+	Event *EventView `json:"event,omitempty"`
 }
 
 // BoardSide is one side of the battle.
@@ -95,7 +100,7 @@ func board(key events.Key, s *rules.State, version, last uint64) Board {
 		PhasingSide: s.Phasing, Phase: s.Phase, Measurement: s.Measurement, TableWidth: s.Table.Width, TableDepth: s.Table.Depth,
 		Version: version, Last: last, Sides: []BoardSide{}, Units: []BoardUnit{}, Generals: []BoardGeneral{}, Terrain: []geom.Terrain{},
 		FlankMarches: append([]rules.FlankMarch{}, s.Flank.Marches...), Disputes: append([]rules.Dispute{}, s.Disputes.Disputes...),
-		Retractions: append([]rules.RetractRequest{}, s.Disputes.Retracts...)}
+		Retractions: append([]rules.RetractRequest{}, s.Disputes.Retracts...), Ended: s.Status == rules.StatusEnded}
 	b.Terrain = append(b.Terrain, s.Terrain...)
 	for _, sd := range s.Sides {
 		b.Sides = append(b.Sides, BoardSide{Side: sd.ID, Name: sd.Name, Nation: sd.Nation, Deployed: sd.Deployed})
@@ -176,88 +181,6 @@ func (t *timelines) get(ctx context.Context, log events.Log, key events.Key) (*t
 		}
 	}
 	return tl, nil
-}
-
-// battleTimeline resolves the request's battle and who asks and returns the
-// battle's timeline read-locked (the caller unlocks tl.mu) with its last
-// version. It answers the error itself, and ok is false, when the battle is
-// unknown or has no events.
-func (s *Server) battleTimeline(w http.ResponseWriter, r *http.Request) (who, events.Key, *timeline, uint64, bool) {
-	wh, key, err := s.battleKey(r)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
-		return wh, key, nil, 0, false
-	}
-	tl, err := s.timelines.get(r.Context(), s.opts.Log, key)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
-		return wh, key, nil, 0, false
-	}
-	tl.mu.RLock()
-	last := tl.tl.Len()
-	if last == 0 {
-		tl.mu.RUnlock()
-		s.writeError(w, r, notFound("no battle "+key.String()), noVars)
-		return wh, key, nil, 0, false
-	}
-	return wh, key, tl, last, true
-}
-
-// handleReplay answers with the board after event ?version=N (default: the
-// last), folded from the log through rules.Apply (projections.Timeline), as
-// the caller may see it: every replayed state goes through the same view as
-// the state (view).
-func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
-	wh, key, tl, last, ok := s.battleTimeline(w, r)
-	if !ok {
-		return
-	}
-	defer tl.mu.RUnlock()
-	v, err := uintParam(r, "version", last)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
-		return
-	}
-	if v > last {
-		s.writeError(w, r, notFound("the battle has events 1 to "+itoa(last)), noVars)
-		return
-	}
-	st, err := tl.tl.At(v)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
-		return
-	}
-	st, err = s.view(r.Context(), key, st, wh.Principal)
-	if err != nil {
-		s.writeError(w, r, err, noVars)
-		return
-	}
-	b := board(key, st, v, last)
-	if v > 0 {
-		e, _, err := tl.tl.Event(v)
-		if err != nil {
-			s.writeError(w, r, err, noVars)
-			return
-		}
-		if wh.CanRead(e.Audience) {
-			ej := eventJSON(e, describer{cat: s.cat, lang: s.lang(r), measurement: st.Measurement})
-			b.Event = &ej
-		}
-	}
-	writeJSON(w, http.StatusOK, b)
-}
-
-// view returns st as p may see it (PRODUCT.md principle 6): the sealed
-// orders of p's own side's unrevealed flank marches attached (all of them
-// for the umpire), everything else not yet revealed left out
-// (rules.State.ViewFor). Every state the API shows goes through it.
-func (s *Server) view(ctx context.Context, key events.Key, st *rules.State, p campaign.Principal) (*rules.State, error) {
-	sealed, err := s.opts.Service.SealedOrders(ctx, key, st, p)
-	if err != nil {
-		return nil, err
-	}
-	side, umpire := campaign.ViewSide(p)
-	return st.WithSealedOrders(sealed).ViewFor(side, umpire), nil
 }
 
 // actionsLeft is a unit's actions left this turn.

@@ -1,0 +1,147 @@
+package app
+
+import (
+	"encoding/json"
+
+	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/i18n"
+	"github.com/clubledger/ledger/rules"
+)
+
+// Describer says events in words in one language: the ledger's one
+// describer, for the page, the API, the live stream and the CLI. In
+// English it is the rules' own words (rules.Describe for a battle's events,
+// campaign.Describe for a campaign's); in another language the catalogue's
+// template for the event type (i18n, "event.<type>") filled from the
+// payload, with lengths in the battle's measurement.
+type Describer struct {
+	cat  *i18n.Catalogue
+	lang string
+	// measurement is each battle's unit of length, from its battle.created
+	// or asked of measure.
+	measurement map[events.Key]string
+	measure     func(events.Key) string
+}
+
+// NewDescriber returns the describer for lang. measure, when not nil,
+// gives a battle's measurement ("in" or "cm") when the describer has not
+// seen its battle.created; it is asked once per battle.
+func NewDescriber(cat *i18n.Catalogue, lang string, measure func(events.Key) string) *Describer {
+	if cat == nil || !i18n.Supported(lang) {
+		lang = "en"
+	}
+	return &Describer{cat: cat, lang: lang, measurement: map[events.Key]string{}, measure: measure}
+}
+
+// Lang is the describer's language.
+func (d *Describer) Lang() string { return d.lang }
+
+// Describe says what e records.
+func (d *Describer) Describe(e events.Envelope) string {
+	payload, err := campaign.Registry().Upcast(&e)
+	if err != nil {
+		return e.Type
+	}
+	var en string
+	if e.Battle == "" {
+		en = campaign.Describe(e, payload)
+	} else {
+		ev, err := rules.DecodeEvent(e.Type, payload)
+		if err != nil {
+			return e.Type
+		}
+		en = rules.Describe(ev)
+	}
+	if d.lang == "en" {
+		return en
+	}
+	return d.cat.Event(d.lang, e.Type, payload, d.measurementOf(e, payload), en)
+}
+
+// Note shows the describer a battle's measurement.
+func (d *Describer) Note(key events.Key, measurement string) {
+	if measurement != "" {
+		d.measurement[key] = measurement
+	}
+}
+
+func (d *Describer) measurementOf(e events.Envelope, payload json.RawMessage) string {
+	if e.Battle == "" {
+		return ""
+	}
+	key := e.Key()
+	if e.Type == rules.EvBattleCreated {
+		var bc struct {
+			Measurement string `json:"measurement"`
+		}
+		if json.Unmarshal(payload, &bc) == nil && bc.Measurement != "" {
+			d.measurement[key] = bc.Measurement
+		}
+	}
+	m, ok := d.measurement[key]
+	if !ok && d.measure != nil {
+		m = d.measure(key)
+		d.measurement[key] = m
+	}
+	return m
+}
+
+// view is an event as p sees it, described.
+func view(e events.Envelope, d *Describer) EventView {
+	v := EventView{Seq: e.Sequence, Version: e.Version, ID: e.ID, Type: e.Type, Schema: e.Schema, Time: e.Time,
+		Actor: e.Actor, OnBehalfOf: e.OnBehalfOf, CommandID: e.CommandID, Audience: e.Audience, PrevHash: e.PrevHash,
+		Payload: e.Payload, Description: d.Describe(e), Refers: refers(e)}
+	if len(e.Raw) > 0 {
+		v.Hash = events.Hash(e.Raw)
+	}
+	return v
+}
+
+// readable returns the events p may read, after version after.
+func readable(p campaign.Principal, evs []events.Envelope, after uint64, d *Describer) []EventView {
+	out := []EventView{}
+	for _, e := range evs {
+		if e.Version > after && p.CanRead(e.Audience) {
+			out = append(out, view(e, d))
+		}
+	}
+	return out
+}
+
+// refers returns the versions of the events e points at: a dispute's event
+// (dispute.raised, dispute.upheld, dispute.dismissed, unit.corrected) or a
+// retracted command's events (command.retract_requested,
+// command.retracted).
+func refers(e events.Envelope) []uint64 {
+	if e.Battle == "" || !rules.IsDisputeEvent(e.Type) {
+		return nil
+	}
+	ev, err := decodeEvent(e)
+	if err != nil {
+		return nil
+	}
+	switch x := ev.(type) {
+	case *rules.DisputeRaised:
+		return []uint64{x.EventVersion}
+	case *rules.DisputeUpheld:
+		return []uint64{x.EventVersion}
+	case *rules.DisputeDismissed:
+		return []uint64{x.EventVersion}
+	case *rules.UnitCorrected:
+		return []uint64{x.EventVersion}
+	case *rules.RetractRequested:
+		return x.Versions
+	case *rules.CommandRetracted:
+		return x.Versions
+	}
+	return nil
+}
+
+func decodeEvent(e events.Envelope) (rules.Event, error) {
+	payload, err := campaign.Registry().Upcast(&e)
+	if err != nil {
+		return nil, err
+	}
+	return rules.DecodeEvent(e.Type, payload)
+}

@@ -1,0 +1,217 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/i18n"
+	"github.com/clubledger/ledger/projections"
+	"github.com/clubledger/ledger/rules"
+)
+
+// Kind is what went wrong, in the terms every edge maps once: HTTP to a
+// status, the CLI to an exit code.
+type Kind string
+
+// The kinds of error.
+const (
+	// KindInvalid is a request the ledger cannot read: a malformed body, a
+	// field over its limit, a bad id (HTTP 400, CLI exit 2).
+	KindInvalid Kind = "invalid"
+	// KindUnauthenticated is a missing or unknown token (401, exit 7).
+	KindUnauthenticated Kind = "unauthenticated"
+	// KindForbidden is a principal asking for what they may not do (403,
+	// exit 7).
+	KindForbidden Kind = "forbidden"
+	// KindNotFound is a campaign, battle or event that does not exist, or
+	// that the caller may not know of (404, exit 1).
+	KindNotFound Kind = "not_found"
+	// KindRefused is a refusal by the rules: the rule and the numbers
+	// (422, exit 3).
+	KindRefused Kind = "refused"
+	// KindIdempotencyConflict is a command id already used by another
+	// command (409, exit 6).
+	KindIdempotencyConflict Kind = "idempotency_conflict"
+	// KindConflict is a command that kept losing the race to other writers
+	// (409, exit 1): nothing was appended; send it again.
+	KindConflict Kind = "conflict"
+	// KindUnavailable is a log that cannot answer (no quorum, a leader
+	// being elected, no space, a timeout): the outcome of a command is
+	// unknown; retry with the same id (503 with Retry-After, exit 5).
+	KindUnavailable Kind = "unavailable"
+	// KindTooMany is a limit reached (too many live streams): 429.
+	KindTooMany Kind = "too_many"
+	// KindDraining is a server shutting down (503).
+	KindDraining Kind = "draining"
+	// KindInternal is anything else: logged, never shown raw (500, exit 1).
+	KindInternal Kind = "internal"
+)
+
+// Error is an error as the door answers it: its kind, a stable code, and a
+// message in the caller's language. A refusal by the rules keeps its rule
+// and numbers; a storage fault says the outcome is unknown and what to do.
+type Error struct {
+	Kind Kind `json:"kind"`
+	// Code is stable: the refusal's code ("move.too_far"), or the kind's.
+	Code string `json:"code"`
+	// Rule is the rule a refusal cites ("C.17").
+	Rule    string             `json:"rule,omitempty"`
+	Message string             `json:"message"`
+	Numbers map[string]float64 `json:"numbers,omitempty"`
+	// MessageEn is the English message when Message is a translation.
+	MessageEn string `json:"message_en,omitempty"`
+	// Lang is the language of Message.
+	Lang string `json:"lang,omitempty"`
+	// RetryAfter, in seconds, for an unavailable log or a draining server.
+	RetryAfter int `json:"retry_after,omitempty"`
+
+	err    error
+	detail string // English detail added to the catalogue's text
+}
+
+func (e *Error) Error() string {
+	if e.Rule != "" {
+		return e.Rule + ": " + e.Message
+	}
+	return e.Message
+}
+
+// Unwrap gives the cause, when the error was made here (a refusal's
+// *rules.Refusal, a storage fault's events.ErrUnavailable).
+func (e *Error) Unwrap() error { return e.err }
+
+// Refusal returns the refusal an error of KindRefused carries.
+func (e *Error) Refusal() *rules.Refusal {
+	if e.Kind != KindRefused {
+		return nil
+	}
+	var r *rules.Refusal
+	if errors.As(e.err, &r) {
+		return r
+	}
+	return &rules.Refusal{Rule: e.Rule, Code: e.Code, Message: firstNonEmpty(e.MessageEn, e.Message), Numbers: e.Numbers}
+}
+
+// Wire returns the error with its cause attached again, as a client reads
+// it from the wire: a refusal's *rules.Refusal and a storage fault's
+// events.ErrUnavailable can then be found with errors.As and errors.Is.
+func (e *Error) Wire() *Error {
+	switch e.Kind {
+	case KindRefused:
+		e.err = &rules.Refusal{Rule: e.Rule, Code: e.Code, Message: firstNonEmpty(e.MessageEn, e.Message), Numbers: e.Numbers}
+	case KindUnavailable:
+		e.err = events.ErrUnavailable
+	}
+	return e
+}
+
+// retryAfter is what an unavailable log and a draining server suggest.
+const retryAfter = 2
+
+// Classify maps any error to its Error, once, in lang: every edge calls it
+// (or reads an Error the door already made). vars name the command's
+// references for a translated refusal.
+func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Error {
+	var (
+		ae  *Error
+		ref *rules.Refusal
+		fb  *campaign.Forbidden
+		ua  *campaign.Unauthenticated
+		uc  *campaign.UnknownCampaign
+		ii  *campaign.InvalidInput
+		ic  *campaign.IdempotencyConflict
+	)
+	text := func(code string) string {
+		if cat == nil {
+			return code
+		}
+		return cat.Text(lang, "error."+code)
+	}
+	out := &Error{Lang: lang, err: err}
+	switch {
+	case errors.As(err, &ae):
+		if ae.Message == "" {
+			ae.Message = text(ae.Code)
+			if ae.detail != "" {
+				ae.Message += " (" + ae.detail + ")"
+			}
+			ae.Lang = lang
+		}
+		return ae
+	case errors.As(err, &ref):
+		out.Kind, out.Code, out.Rule, out.Numbers = KindRefused, ref.Code, ref.Rule, ref.Numbers
+		out.Message = ref.Message
+		if cat != nil {
+			out.Message = cat.Refusal(lang, ref, vars)
+		}
+		if out.Message != ref.Message {
+			out.MessageEn = ref.Message
+		}
+		if ref.Rule == "command" || ref.Code == "command.bad_body" {
+			out.Kind = KindInvalid
+		}
+	case errors.As(err, &ii):
+		out.Kind, out.Code = KindInvalid, "bad_request"
+		out.Message = text("bad_request") + " (" + ii.Error() + ")"
+	case errors.As(err, &fb):
+		out.Kind, out.Code = KindForbidden, "forbidden"
+		out.Message = text("forbidden") + " (" + fb.Reason + ")"
+	case errors.As(err, &ua):
+		out.Kind, out.Code = KindUnauthenticated, "unauthorized"
+		out.Message = text("unauthorized")
+	case errors.As(err, &uc):
+		out.Kind, out.Code = KindNotFound, "not_found"
+		out.Message = text("not_found") + " (" + uc.Error() + ")"
+	case errors.As(err, &ic):
+		out.Kind, out.Code = KindIdempotencyConflict, "idempotency_conflict"
+		out.Message = text("idempotency_conflict") + " (" + ic.Error() + ")"
+	case errors.Is(err, projections.ErrNotFound):
+		out.Kind, out.Code = KindNotFound, "not_found"
+		out.Message = text("not_found")
+	case errors.Is(err, events.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		out.Kind, out.Code, out.RetryAfter = KindUnavailable, "unavailable", retryAfter
+		out.Message = text("unavailable") + " (" + err.Error() + ")"
+	case errors.Is(err, events.ErrConflict):
+		out.Kind, out.Code = KindConflict, "conflict"
+		out.Message = text("conflict")
+	default:
+		out.Kind, out.Code = KindInternal, "internal"
+		out.Message = text("internal")
+	}
+	return out
+}
+
+// notFound says something does not exist (or is not the caller's to know).
+func notFound(format string, a ...any) *Error {
+	return &Error{Kind: KindNotFound, Code: "not_found", detail: fmt.Sprintf(format, a...)}
+}
+
+// invalid says a request cannot be read.
+func invalid(format string, a ...any) *Error {
+	return &Error{Kind: KindInvalid, Code: "bad_request", detail: fmt.Sprintf(format, a...)}
+}
+
+// forbidden says the caller may not do this.
+func forbidden(format string, a ...any) *Error {
+	return &Error{Kind: KindForbidden, Code: "forbidden", detail: fmt.Sprintf(format, a...)}
+}
+
+// Errorf makes an Error of a kind and code with an English detail, for the
+// edges' own errors (a malformed HTTP body, too many streams): the message
+// is the catalogue's text for the code in the caller's language, with the
+// detail after it.
+func Errorf(kind Kind, code, format string, a ...any) *Error {
+	return &Error{Kind: kind, Code: code, detail: fmt.Sprintf(format, a...)}
+}
+
+func firstNonEmpty(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

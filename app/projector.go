@@ -1,0 +1,148 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/projections"
+)
+
+// Projector keeps a projection up to date with the log while a server
+// runs (projections.Run with Follow), and tells those who wait when it
+// holds a given event: a command answers once the projection includes it,
+// so that the caller's next query sees it.
+type Projector struct {
+	log  events.Log
+	proj projections.Projection
+	lg   *slog.Logger
+
+	mu     sync.Mutex
+	seq    uint64
+	closed bool
+	err    error         // why it stopped, when it did
+	ch     chan struct{} // closed and replaced at every change
+	done   chan struct{}
+}
+
+// NewProjector returns a projector of proj from log; Run starts it.
+func NewProjector(log events.Log, proj projections.Projection, logger *slog.Logger) *Projector {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Projector{log: log, proj: proj, lg: logger, ch: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Run follows the log from the projection's checkpoint until ctx ends (or
+// the projection fails: then it stops, and Err says why).
+func (p *Projector) Run(ctx context.Context) {
+	defer close(p.done)
+	defer p.close(nil)
+	cp, err := p.proj.Checkpoint(ctx)
+	if err != nil {
+		p.close(fmt.Errorf("projection checkpoint: %w", err))
+		return
+	}
+	p.set(cp)
+	err = projections.Run(ctx, p.log, p.proj, projections.RunOptions{
+		Follow:     true,
+		OnProgress: func(pr projections.Progress) { p.set(pr.Sequence) },
+	})
+	if err != nil && ctx.Err() == nil {
+		p.lg.Error("projector stopped", "err", err)
+		p.close(err)
+	}
+}
+
+// Done is closed once Run has returned.
+func (p *Projector) Done() <-chan struct{} { return p.done }
+
+// Checkpoint is the last event the projection is known to hold.
+func (p *Projector) Checkpoint() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.seq
+}
+
+// Err says why the projector stopped, or nil while it runs.
+func (p *Projector) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// State is "running", or "stopped: why".
+func (p *Projector) State() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.err != nil:
+		return "stopped: " + p.err.Error()
+	case p.closed:
+		return "stopped"
+	}
+	return "running"
+}
+
+func (p *Projector) set(seq uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if seq > p.seq {
+		p.seq = seq
+		if p.closed {
+			return
+		}
+		close(p.ch)
+		p.ch = make(chan struct{})
+	}
+}
+
+func (p *Projector) close(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil && p.err == nil {
+		p.err = err
+	}
+	if !p.closed {
+		p.closed = true
+		close(p.ch)
+	}
+}
+
+// ErrProjectorStopped is Wait's answer once the projector has stopped.
+var ErrProjectorStopped = errors.New("app: the projector has stopped")
+
+// Wait returns once the projection holds seq, the projector stopped, or
+// ctx ended.
+func (p *Projector) Wait(ctx context.Context, seq uint64) error {
+	for {
+		p.mu.Lock()
+		reached, closed, ch := p.seq >= seq, p.closed, p.ch
+		p.mu.Unlock()
+		if reached {
+			return nil
+		}
+		if closed {
+			return ErrProjectorStopped
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// WaitFor is Wait bounded by d: what a command waits for the projection
+// before it answers anyway.
+func (p *Projector) WaitFor(d time.Duration) func(ctx context.Context, seq uint64) error {
+	return func(ctx context.Context, seq uint64) error {
+		ctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		return p.Wait(ctx, seq)
+	}
+}

@@ -1,0 +1,620 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/campaign/audit"
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/i18n"
+	"github.com/clubledger/ledger/picture"
+	"github.com/clubledger/ledger/projections"
+	"github.com/clubledger/ledger/rules"
+)
+
+var noVars = i18n.Vars{}
+
+// Campaigns lists the campaigns the caller may see: every one for the
+// operator, the token's own for a person. Source: the projection.
+func (s *Session) Campaigns(ctx context.Context) ([]CampaignSummary, error) {
+	all, err := s.l.opts.Read.Campaigns(ctx)
+	if err != nil {
+		return nil, s.fail(err, noVars)
+	}
+	out := []CampaignSummary{}
+	for _, c := range all {
+		p, err := s.principal(ctx, c.ID)
+		if err != nil {
+			continue
+		}
+		out = append(out, CampaignSummary{ID: c.ID, Name: c.Name, Era: c.Era, Battles: c.Battles, You: person(p)})
+	}
+	if len(out) == 0 && s.c.Operator == "" {
+		return nil, s.fail(&campaign.Unauthenticated{}, noVars)
+	}
+	return out, nil
+}
+
+func person(p campaign.Principal) Person {
+	return Person{Player: p.Player, Role: p.Role, Side: p.Side}
+}
+
+// Campaign is one campaign: its sides and battles (source: the projection),
+// its people (the campaign's own stream, never their token hashes) and
+// who is asking.
+func (s *Session) Campaign(ctx context.Context, id string) (CampaignInfo, error) {
+	p, err := s.principal(ctx, id)
+	if err != nil {
+		return CampaignInfo{}, s.fail(err, noVars)
+	}
+	v, err := s.l.opts.Read.Campaign(ctx, id)
+	if err != nil {
+		return CampaignInfo{}, s.fail(err, noVars)
+	}
+	c, err := s.l.opts.Service.Campaign(ctx, id)
+	if err != nil {
+		return CampaignInfo{}, s.fail(err, noVars)
+	}
+	out := CampaignInfo{CampaignView: v, People: []Person{}, You: person(p)}
+	for _, pp := range c.Players {
+		out.People = append(out.People, Person{Player: pp.ID, Name: pp.Name, Role: pp.Role, Side: pp.Side})
+	}
+	if out.Sides == nil {
+		out.Sides = []projections.SideView{}
+	}
+	if out.Battles == nil {
+		out.Battles = []projections.CampaignBattle{}
+	}
+	return out, nil
+}
+
+// Standings are a campaign's standings and each side's roster for its next
+// battle. Source: the log, folded by the service (campaign.Standings).
+func (s *Session) Standings(ctx context.Context, id string) (campaign.Standings, error) {
+	if _, err := s.principal(ctx, id); err != nil {
+		return campaign.Standings{}, s.fail(err, noVars)
+	}
+	if c, err := s.l.opts.Service.Campaign(ctx, id); err != nil || !c.Exists() {
+		return campaign.Standings{}, s.fail(errors.Join(err, notFound("no campaign %s", id)), noVars)
+	}
+	st, err := s.l.opts.Service.Standings(ctx, id)
+	return st, s.fail(err, noVars)
+}
+
+// State is the battle now, as the caller may see it. Source: the log,
+// folded by the service (the same fold the projection stores).
+func (s *Session) State(ctx context.Context, key events.Key) (Board, error) {
+	p, err := s.battle(ctx, key)
+	if err != nil {
+		return Board{}, s.fail(err, noVars)
+	}
+	st, v, err := s.l.opts.Service.State(ctx, key)
+	if err != nil {
+		return Board{}, s.fail(err, noVars)
+	}
+	if v == 0 || st.Status == rules.StatusNew {
+		return Board{}, s.fail(notFound("no battle %s", key), noVars)
+	}
+	if st, err = s.l.opts.Service.View(ctx, key, st, p); err != nil {
+		return Board{}, s.fail(err, noVars)
+	}
+	b := board(key, st, v, v)
+	if b.Head, err = s.head(ctx, key, v); err != nil {
+		return Board{}, s.fail(err, noVars)
+	}
+	return b, nil
+}
+
+// head is the hash of key's event at version v (v > 0).
+func (s *Session) head(ctx context.Context, key events.Key, v uint64) (string, error) {
+	tl, err := s.l.timelines.get(ctx, s.l.opts.Log, key)
+	if err != nil {
+		return "", err
+	}
+	tl.mu.RLock()
+	defer tl.mu.RUnlock()
+	if v == 0 || v > tl.tl.Len() {
+		return "", nil
+	}
+	e, _, err := tl.tl.Event(v)
+	if err != nil {
+		return "", err
+	}
+	return events.Hash(e.Raw), nil
+}
+
+// timeline returns key's timeline, read-locked (call the returned unlock),
+// and its last version; a battle with no events is not found.
+func (s *Session) timeline(ctx context.Context, key events.Key) (*timeline, uint64, func(), error) {
+	tl, err := s.l.timelines.get(ctx, s.l.opts.Log, key)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	tl.mu.RLock()
+	last := tl.tl.Len()
+	if last == 0 {
+		tl.mu.RUnlock()
+		return nil, 0, nil, notFound("no battle %s", key)
+	}
+	return tl, last, tl.mu.RUnlock, nil
+}
+
+// Replay is the board just after event version (Latest: the last), folded
+// from the log through rules.Apply (projections.Timeline), as the caller
+// may see it. Source: the log.
+func (s *Session) Replay(ctx context.Context, key events.Key, version uint64) (Board, error) {
+	p, err := s.battle(ctx, key)
+	if err != nil {
+		return Board{}, s.fail(err, noVars)
+	}
+	tl, last, unlock, err := s.timeline(ctx, key)
+	if err != nil {
+		return Board{}, s.fail(err, noVars)
+	}
+	defer unlock()
+	if version == Latest {
+		version = last
+	}
+	if version > last {
+		return Board{}, s.fail(notFound("the battle has events 1 to %d", last), noVars)
+	}
+	st, err := tl.tl.At(version)
+	if err == nil {
+		st, err = s.l.opts.Service.View(ctx, key, st, p)
+	}
+	if err != nil {
+		return Board{}, s.fail(err, noVars)
+	}
+	b := board(key, st, version, last)
+	if version > 0 {
+		e, _, err := tl.tl.Event(version)
+		if err != nil {
+			return Board{}, s.fail(err, noVars)
+		}
+		b.Head = events.Hash(e.Raw)
+		if p.CanRead(e.Audience) {
+			d := s.describer(ctx)
+			d.Note(key, st.Measurement)
+			ev := view(e, d)
+			b.Event = &ev
+		}
+	}
+	return b, nil
+}
+
+// Events are a stream's events the caller may read after version after,
+// with the whole chain checked. Source: the log itself (the truth, hash
+// chain included).
+func (s *Session) Events(ctx context.Context, key events.Key, after uint64) (EventsPage, error) {
+	p, err := s.principal(ctx, key.Campaign)
+	if err != nil {
+		return EventsPage{}, s.fail(err, noVars)
+	}
+	if key.Validate() != nil {
+		return EventsPage{}, s.fail(notFound("no stream %s", key), noVars)
+	}
+	evs, err := s.l.opts.Log.Read(ctx, key, 0)
+	if err != nil {
+		return EventsPage{}, s.fail(err, noVars)
+	}
+	if len(evs) == 0 {
+		return EventsPage{}, s.fail(notFound("no events on %s", key), noVars)
+	}
+	page := EventsPage{Key: key, Last: evs[len(evs)-1].Version, Head: events.Hash(evs[len(evs)-1].Raw), Chain: ChainIntact,
+		Events: readable(p, evs, after, s.describer(ctx))}
+	if err := events.VerifyChain(evs); err != nil {
+		page.Chain = err.Error()
+	}
+	return page, nil
+}
+
+// Odds are the exact chances of an order the caller's side could give now
+// (rules.Odds, the same code that decides it). Source: the log's state.
+func (s *Session) Odds(ctx context.Context, key events.Key, q OddsQuery) (rules.OddsResult, error) {
+	vars := i18n.Vars{Words: map[string]string{"general": q.General, "target": q.Target}}
+	if len(q.Units) == 1 {
+		vars.Words["unit"] = q.Units[0]
+	}
+	if _, err := s.battle(ctx, key); err != nil {
+		return rules.OddsResult{}, s.fail(err, vars)
+	}
+	cmd := &rules.GiveOrder{General: q.General, Units: q.Units, OnRoad: q.OnRoad, Special: q.Special,
+		Content: rules.OrderContent{Action: q.Action, Formation: q.Formation, Target: q.Target}}
+	if cmd.Content.Action == "" && cmd.Special == "" {
+		cmd.Content.Action = rules.ActionMove
+	}
+	st, _, err := s.l.opts.Service.State(ctx, key)
+	if err != nil {
+		return rules.OddsResult{}, s.fail(err, vars)
+	}
+	if st.Status == rules.StatusNew {
+		return rules.OddsResult{}, s.fail(notFound("no battle %s", key), vars)
+	}
+	vars.Measurement = st.Measurement
+	res, err := rules.Odds(st, cmd)
+	return res, s.fail(err, vars)
+}
+
+// battleEvents reads a battle's events from the log; a battle with none is
+// not found.
+func (s *Session) battleEvents(ctx context.Context, key events.Key) (campaign.Principal, []events.Envelope, error) {
+	p, err := s.battle(ctx, key)
+	if err != nil {
+		return p, nil, err
+	}
+	evs, err := s.l.opts.Log.Read(ctx, key, 0)
+	if err != nil {
+		return p, nil, err
+	}
+	if len(evs) == 0 {
+		return p, nil, notFound("no battle %s", key)
+	}
+	return p, evs, nil
+}
+
+// DiceChart is every die of a battle's dice.rolled events the caller may
+// read, counted by face for each person and die size.
+type DiceChart struct {
+	People []DicePerson `json:"people"`
+}
+
+// DicePerson is one person's dice of one size. A physical die counts for
+// whoever threw and entered it; a digital one for whose command rolled it.
+type DicePerson struct {
+	Person string `json:"person"`
+	Sides  int    `json:"sides"`
+	// Dice is the number of dice; Faces[i] how many showed i+1, and
+	// PhysicalFaces and DigitalFaces the same by source.
+	Dice          int   `json:"dice"`
+	Faces         []int `json:"faces"`
+	Physical      int   `json:"physical"`
+	Digital       int   `json:"digital"`
+	PhysicalFaces []int `json:"physical_faces"`
+	DigitalFaces  []int `json:"digital_faces"`
+	// Expected is how many of each face fair dice show on average: Dice/Sides.
+	Expected float64 `json:"expected"`
+}
+
+// Dice counts the battle's dice. Source: the log.
+func (s *Session) Dice(ctx context.Context, key events.Key) (DiceChart, error) {
+	p, evs, err := s.battleEvents(ctx, key)
+	if err != nil {
+		return DiceChart{}, s.fail(err, noVars)
+	}
+	type k struct {
+		person string
+		sides  int
+	}
+	by := map[k]*DicePerson{}
+	for _, e := range evs {
+		if e.Type != rules.EvDiceRolled || !p.CanRead(e.Audience) {
+			continue
+		}
+		payload, err := campaign.Registry().Upcast(&e)
+		if err != nil {
+			continue
+		}
+		var d rules.DiceRolled
+		if err := json.Unmarshal(payload, &d); err != nil || d.Sides < 1 {
+			continue
+		}
+		who := e.Author()
+		if d.Source == rules.SourcePhysical && d.EnteredBy != "" {
+			who = d.EnteredBy
+		}
+		dp := by[k{who, d.Sides}]
+		if dp == nil {
+			dp = &DicePerson{Person: who, Sides: d.Sides, Faces: make([]int, d.Sides), PhysicalFaces: make([]int, d.Sides), DigitalFaces: make([]int, d.Sides)}
+			by[k{who, d.Sides}] = dp
+		}
+		for _, v := range d.Values {
+			if v < 1 || v > d.Sides {
+				continue
+			}
+			dp.Faces[v-1]++
+			dp.Dice++
+			if d.Source == rules.SourcePhysical {
+				dp.Physical++
+				dp.PhysicalFaces[v-1]++
+			} else {
+				dp.Digital++
+				dp.DigitalFaces[v-1]++
+			}
+		}
+	}
+	out := DiceChart{People: []DicePerson{}}
+	for _, dp := range by {
+		dp.Expected = float64(dp.Dice) / float64(dp.Sides)
+		out.People = append(out.People, *dp)
+	}
+	sort.Slice(out.People, func(i, j int) bool {
+		if out.People[i].Person != out.People[j].Person {
+			return out.People[i].Person < out.People[j].Person
+		}
+		return out.People[i].Sides < out.People[j].Sides
+	})
+	return out, nil
+}
+
+// Audit audits the battle (campaign/audit, docs/audit.md). Events the
+// caller may not read are withheld, chained through their hashes as in an
+// export. Source: the log.
+func (s *Session) Audit(ctx context.Context, key events.Key, opt AuditOptions) (*audit.Report, error) {
+	p, evs, err := s.battleEvents(ctx, key)
+	if err != nil {
+		return nil, s.fail(err, noVars)
+	}
+	ao := audit.Options{Key: key, Head: opt.Head}
+	withheld := false
+	for _, e := range evs {
+		withheld = withheld || !p.CanRead(e.Audience)
+	}
+	if withheld {
+		ao.Hashes = make([]string, len(evs))
+		shown := make([]events.Envelope, len(evs))
+		for i, e := range evs {
+			ao.Hashes[i] = events.Hash(e.Raw)
+			if !p.CanRead(e.Audience) {
+				e.Raw, e.Payload = nil, nil
+			}
+			shown[i] = e
+		}
+		evs = shown
+	}
+	return audit.Verify(evs, ao), nil
+}
+
+// Export writes the battle as one self-contained ledger-export-v1 file.
+// Events hidden from the players are exported as their hash only unless
+// opt.Umpire (an umpire's or the operator's). Source: the log.
+func (s *Session) Export(ctx context.Context, key events.Key, opt ExportOptions, w io.Writer) (ExportSummary, error) {
+	p, evs, err := s.battleEvents(ctx, key)
+	if err != nil {
+		return ExportSummary{}, s.fail(err, noVars)
+	}
+	if opt.Umpire && !p.Umpires() {
+		return ExportSummary{}, s.fail(forbidden("only an umpire exports hidden events in full"), noVars)
+	}
+	meta := audit.Meta{Campaign: key.Campaign, Battle: key.Battle, ExportedAt: s.l.opts.Now().UTC().Truncate(time.Second), Umpire: opt.Umpire}
+	if err := audit.WriteExport(w, meta, evs); err != nil {
+		return ExportSummary{}, s.fail(err, noVars)
+	}
+	return ExportSummary{Events: len(evs), Head: events.Hash(evs[len(evs)-1].Raw)}, nil
+}
+
+// ErrNotCharge is what a picture's charge overlay answers for an event
+// that is not a charge.declared.
+var ErrNotCharge = errors.New("not " + rules.EvChargeDeclared)
+
+// ChargeOverlay reads the charge.declared of version v of tl and the
+// charge.pushed_back events its command caused, and returns the overlay
+// the picture draws (the target's base from the state just before the
+// charge, through view when not nil) and the version of the command's last
+// event: where a picture of the charge stands. An event of another type:
+// an error wrapping ErrNotCharge.
+func ChargeOverlay(tl *projections.Timeline, v uint64, view func(*rules.State) (*rules.State, error)) (*picture.Charge, uint64, error) {
+	env, ev, err := tl.Event(v)
+	if err != nil {
+		return nil, 0, err
+	}
+	ch, ok := ev.(*rules.ChargeDeclared)
+	if !ok {
+		return nil, 0, fmt.Errorf("event %d is %s: %w", v, env.Type, ErrNotCharge)
+	}
+	before, err := tl.At(v - 1)
+	if err != nil {
+		return nil, 0, err
+	}
+	if view != nil {
+		if before, err = view(before); err != nil {
+			return nil, 0, err
+		}
+	}
+	last := v
+	var pushes []*rules.ChargePushedBack
+	for n := v + 1; n <= tl.Len(); n++ {
+		e2, ev2, err := tl.Event(n)
+		if err != nil {
+			return nil, 0, err
+		}
+		if e2.CommandID != env.CommandID {
+			break
+		}
+		last = n
+		if p, ok := ev2.(*rules.ChargePushedBack); ok {
+			pushes = append(pushes, p)
+		}
+	}
+	c := picture.ChargeOf(ch, before, pushes)
+	c.Version = v
+	return c, last, nil
+}
+
+// Picture draws the battle just after event q.Version (Latest: the last),
+// folded from the log as Replay folds it and through the same view, by
+// the one renderer of the battlefield (package picture). With q.Charge (a
+// charge.declared the caller may read) the charge's overlay is drawn over
+// it, and the version defaults to the last event of its command; without
+// it, the overlay is drawn when the event at the version is a
+// charge.declared the caller may read. Units that changed at that event
+// are marked "moved". Source: the log.
+func (s *Session) Picture(ctx context.Context, key events.Key, q PictureQuery) ([]byte, error) {
+	b, err := s.picture(ctx, key, q)
+	return b, s.fail(err, noVars)
+}
+
+func (s *Session) picture(ctx context.Context, key events.Key, q PictureQuery) ([]byte, error) {
+	p, err := s.battle(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	tl, last, unlock, err := s.timeline(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	viewOf := func(st *rules.State) (*rules.State, error) { return s.l.opts.Service.View(ctx, key, st, p) }
+	readableAt := func(v uint64) bool {
+		e, _, err := tl.tl.Event(v)
+		return err == nil && p.CanRead(e.Audience)
+	}
+	var overlay *picture.Charge
+	def := last
+	if q.Charge != 0 {
+		if q.Charge > last {
+			return nil, notFound("the battle has events 1 to %d", last)
+		}
+		if !readableAt(q.Charge) {
+			return nil, notFound("no event %d you may read", q.Charge)
+		}
+		overlay, def, err = ChargeOverlay(tl.tl, q.Charge, viewOf)
+		if errors.Is(err, ErrNotCharge) {
+			return nil, invalid("charge=%d: %v", q.Charge, err)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	v := q.Version
+	if v == Latest {
+		v = def
+	}
+	if v > last {
+		return nil, notFound("the battle has events 1 to %d", last)
+	}
+	if overlay == nil && v > 0 && readableAt(v) {
+		overlay, _, err = ChargeOverlay(tl.tl, v, viewOf)
+		if errors.Is(err, ErrNotCharge) {
+			overlay, err = nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	st, err := tl.tl.At(v)
+	if err == nil {
+		st, err = viewOf(st)
+	}
+	if err != nil {
+		return nil, err
+	}
+	itoa := func(n uint64) string { return strconv.FormatUint(n, 10) }
+	opt := picture.Options{Data: map[string]string{"version": itoa(v), "last": itoa(last)}, Charge: overlay, Scale: q.Scale, NoLabels: q.NoLabels}
+	if v > 0 {
+		prev, err := tl.tl.At(v - 1)
+		if err == nil {
+			prev, err = viewOf(prev)
+		}
+		if err != nil {
+			return nil, err
+		}
+		opt.Moved = picture.Moved(prev, st)
+	}
+	// The title in the caller's language (picture.title, picture.charge).
+	words := strings.NewReplacer("{turn}", strconv.Itoa(st.Turn), "{n}", itoa(v))
+	text := "picture.title"
+	if overlay != nil {
+		words = strings.NewReplacer("{turn}", strconv.Itoa(st.Turn), "{n}", itoa(v), "{unit}", overlay.Unit, "{target}", overlay.Target, "{charge}", itoa(overlay.Version))
+		text = "picture.charge"
+		opt.Data["charge"] = itoa(overlay.Version)
+	}
+	opt.Title = words.Replace(s.l.cat.Text(s.lang, text))
+	if st.Name != "" {
+		opt.Title = st.Name + ": " + opt.Title
+	}
+	return picture.Render(st, opt), nil
+}
+
+// operatorOnly refuses what only the operator may do: unauthenticated
+// without a token, forbidden with a person's.
+func (s *Session) operatorOnly(what string) error {
+	switch {
+	case s.c.Operator != "":
+		return nil
+	case s.c.Token == "":
+		return s.fail(&campaign.Unauthenticated{}, noVars)
+	}
+	return s.fail(forbidden("%s is the operator's (the ledger's owner or the server's admin token)", what), noVars)
+}
+
+// Status is the ledger's health (the operator's).
+func (s *Session) Status(ctx context.Context) (Status, error) {
+	if err := s.operatorOnly("the ledger's status"); err != nil {
+		return Status{}, err
+	}
+	if s.l.opts.Admin == nil {
+		return Status{}, s.fail(notFound("this ledger has no projection to report on"), noVars)
+	}
+	st, err := s.l.opts.Admin.Status(ctx)
+	return st, s.fail(err, noVars)
+}
+
+// RebuildProjection rebuilds the projection (the operator's).
+func (s *Session) RebuildProjection(ctx context.Context) (Rebuilt, error) {
+	if err := s.operatorOnly("rebuilding the projection"); err != nil {
+		return Rebuilt{}, err
+	}
+	if s.l.opts.Admin == nil {
+		return Rebuilt{}, s.fail(notFound("this ledger cannot rebuild its projection"), noVars)
+	}
+	r, err := s.l.opts.Admin.Rebuild(ctx)
+	return r, s.fail(err, noVars)
+}
+
+// VerifyProjection compares the projection with a fresh build (the
+// operator's).
+func (s *Session) VerifyProjection(ctx context.Context) (Verified, error) {
+	if err := s.operatorOnly("verifying the projection"); err != nil {
+		return Verified{}, err
+	}
+	if s.l.opts.Admin == nil {
+		return Verified{}, s.fail(notFound("this ledger has no projection to verify"), noVars)
+	}
+	v, err := s.l.opts.Admin.Verify(ctx)
+	return v, s.fail(err, noVars)
+}
+
+// Backup writes the log and the vault to w (the operator's).
+func (s *Session) Backup(ctx context.Context, w io.Writer) (BackedUp, error) {
+	if err := s.operatorOnly("a backup"); err != nil {
+		return BackedUp{}, err
+	}
+	if s.l.opts.Admin == nil {
+		return BackedUp{}, s.fail(notFound("this ledger cannot write a backup"), noVars)
+	}
+	b, err := s.l.opts.Admin.Backup(ctx, w)
+	return b, s.fail(err, noVars)
+}
+
+// Watcher is a caller's view of a battle's live events: the edge that
+// streams them (the page's server-sent events) asks it, event by event,
+// what the caller sees.
+type Watcher struct {
+	p campaign.Principal
+	d *Describer
+}
+
+// Watch returns the caller's view of key's live events.
+func (s *Session) Watch(ctx context.Context, key events.Key) (*Watcher, error) {
+	p, err := s.battle(ctx, key)
+	if err != nil {
+		return nil, s.fail(err, noVars)
+	}
+	return &Watcher{p: p, d: s.describer(context.WithoutCancel(ctx))}, nil
+}
+
+// View is e as the caller sees it, and whether they may read it at all.
+func (w *Watcher) View(e events.Envelope) (EventView, bool) {
+	if !w.p.CanRead(e.Audience) {
+		return EventView{}, false
+	}
+	return view(e, w.d), true
+}
