@@ -714,3 +714,46 @@ func foldAll(t *testing.T, st *rules.State, evs []events.Envelope) {
 		rules.Apply(st, ev)
 	}
 }
+
+// TestTwoServicesAlternatingNeverRefuseStale: two services, each connected
+// to a different node of a three-node cluster, take turns giving the
+// commands of one battle, each command acknowledged before the next, and
+// each legal only on the state its predecessor left (an order, then the
+// moves it allows, then the phase ends). A service reads through replicas
+// that may lag the other's last append by a moment; a refusal given on such
+// a read would be wrong and unnoticed (it appends nothing a sequence check
+// could catch). The service confirms the stream's head at its leader
+// before it refuses, so none of 1,000 commands is refused.
+func TestTwoServicesAlternatingNeverRefuseStale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster test")
+	}
+	const commands = 1000
+	c := jstest.RunCluster(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	a := openNode(t, c.Connect(t, 0), 3)
+	b := openNode(t, c.Connect(t, 1), 3)
+	if _, _, err := executeRetrying(ctx, a.svc, loadgen.CreateCampaign("alt")); err != nil {
+		t.Fatal(err)
+	}
+	script := loadgen.NewBattle("alt", "b1", 7)
+	refusals := 0
+	for i := range commands {
+		svc := []*campaign.Service{a.svc, b.svc}[i%2]
+		req := script.Next()
+		_, _, err := executeRetrying(ctx, svc, req)
+		var r *rules.Refusal
+		if errors.As(err, &r) {
+			refusals++
+			t.Errorf("command %d (%s) through node %d refused: %v", i, req.Name, i%2, r)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("command %d (%s): %v", i, req.Name, err)
+		}
+	}
+	if refusals > 0 {
+		t.Fatalf("%d of %d legal commands refused on a stale read", refusals, commands)
+	}
+}
