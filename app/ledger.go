@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/clubledger/ledger/campaign"
@@ -220,7 +219,7 @@ func (s *Session) execute(ctx context.Context, cmd Command, vars *i18n.Vars) (Re
 		return Result{}, err
 	}
 	if cmd.ID == "" {
-		cmd.ID = newID()
+		cmd.ID = NewCommandID()
 	}
 	body := cmd.Body
 	if len(body) == 0 {
@@ -289,9 +288,11 @@ func (s *Session) describer(ctx context.Context) *Describer {
 	})
 }
 
-// newID returns a random command id, for commands sent without one (such a
+// NewCommandID returns a random command id: the ledger's one, for the CLI
+// (which prints it, so that a command whose outcome is unknown can be sent
+// again with it) and for commands sent over HTTP without one (such a
 // command cannot be safely repeated: send an id to retry).
-func newID() string {
+func NewCommandID() string {
 	var b [10]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(err)
@@ -299,5 +300,12 @@ func newID() string {
 	return "c-" + hex.EncodeToString(b[:])
 }
 
-// lowerTrim is how a query parameter list item is read.
-func lowerTrim(s string) string { return strings.TrimSpace(s) }
+// NewNonce returns 16 bytes of fresh randomness from this device, hex: the
+// nonce a player's command mixes into the digital dice it rolls.
+func NewNonce() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b[:])
+}

@@ -114,8 +114,6 @@ func (c Config) DBPath() string {
 	return filepath.Join(c.DataDir, "ledger.db")
 }
 
-// NATSDir returns where the embedded server stores JetStream.
-func (c Config) NATSDir() string { return filepath.Join(c.DataDir, "nats") }
 
 // Embedded reports whether the ledger runs its own NATS server.
 func (c Config) Embedded() bool { return c.NATS.URL == "" }

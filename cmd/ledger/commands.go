@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/clubledger/ledger/app"
+	"github.com/clubledger/ledger/client"
 	"github.com/clubledger/ledger/campaign"
 )
 
@@ -45,33 +44,15 @@ func (f *commandFlags) request(c *cli, name, campaignID, battle string, body any
 		cmd.Dice = vals
 	}
 	if cmd.ID == "" {
-		// A fresh id: such a command cannot be repeated safely, so say it.
-		cmd.ID = newID()
+		// A fresh id, printed if the outcome is unknown (retry with it).
+		cmd.ID = app.NewCommandID()
 	}
-	if c.token() != "" && cmd.Nonce == "" {
+	if c.token() != "" {
 		// A player's own command mixes fresh randomness from this device
 		// into any digital dice it rolls (docs/dice.md).
-		cmd.Nonce = newNonce()
+		cmd.Nonce = app.NewNonce()
 	}
 	return cmd, nil
-}
-
-// newID returns a random command id.
-func newID() string {
-	var b [10]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err)
-	}
-	return hex.EncodeToString(b[:])
-}
-
-// newNonce returns 16 bytes of fresh randomness, hex.
-func newNonce() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err)
-	}
-	return hex.EncodeToString(b[:])
 }
 
 func parseInts(s string) ([]int, error) {
@@ -132,6 +113,9 @@ func (c *cli) submit(cmd app.Command) error {
 	}
 	defer release()
 	res, err := api.Execute(c.ctx, cmd)
+	if client.IsUnavailable(err) {
+		fmt.Fprintf(c.stderr, "the command's id is %s: send it again with --id %s\n", cmd.ID, cmd.ID)
+	}
 	if err != nil {
 		return err
 	}
