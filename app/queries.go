@@ -121,14 +121,7 @@ func (s *Session) head(ctx context.Context, key events.Key, v uint64) (string, e
 	}
 	tl.mu.RLock()
 	defer tl.mu.RUnlock()
-	if v == 0 || v > tl.tl.Len() {
-		return "", nil
-	}
-	e, _, err := tl.tl.Event(v)
-	if err != nil {
-		return "", err
-	}
-	return events.Hash(e.Raw), nil
+	return tl.tl.Hash(v), nil
 }
 
 // timeline returns key's timeline, read-locked (call the returned unlock),
@@ -179,7 +172,7 @@ func (s *Session) Replay(ctx context.Context, key events.Key, version uint64) (B
 		if err != nil {
 			return Board{}, s.fail(err, noVars)
 		}
-		b.Head = events.Hash(e.Raw)
+		b.Head = tl.tl.Hash(version)
 		if p.CanRead(e.Audience) {
 			d := s.describer(ctx)
 			d.Note(key, st.Measurement)

@@ -22,11 +22,12 @@ const DefaultSnapshotEvery = 100
 // A Timeline is safe for concurrent reads (At, Event); Append must not run
 // concurrently with them.
 type Timeline struct {
-	key   events.Key
-	reg   *events.Registry
-	every int
-	envs  []events.Envelope
-	evs   []rules.Event
+	hashes []string // each event's stored-form hash
+	key    events.Key
+	reg    *events.Registry
+	every  int
+	envs   []events.Envelope
+	evs    []rules.Event
 	// snaps[i] is the state after version i*every (snaps[0]: empty).
 	snaps []*rules.State
 	// head is the state after the last event.
@@ -86,7 +87,12 @@ func (t *Timeline) Append(evs ...events.Envelope) error {
 			return fmt.Errorf("timeline %s: event %s: %w", t.key, e.ID, err)
 		}
 		rules.Apply(t.head, ev)
-		e.Raw = nil // the stored form is not needed here; keep memory to the decoded events
+		h := ""
+		if len(e.Raw) > 0 {
+			h = events.Hash(e.Raw)
+		}
+		t.hashes = append(t.hashes, h)
+		e.Raw = nil // the stored form is not needed here, only its hash; keep memory to the decoded events
 		t.envs = append(t.envs, e)
 		t.evs = append(t.evs, ev)
 		if len(t.envs)%t.every == 0 {
@@ -94,6 +100,16 @@ func (t *Timeline) Append(evs ...events.Envelope) error {
 		}
 	}
 	return nil
+}
+
+// Hash returns the hash of the stored form of the event at version (1..Len),
+// the value the next event's prev_hash carries; "" for an event appended
+// without its stored form.
+func (t *Timeline) Hash(version uint64) string {
+	if version == 0 || version > uint64(len(t.hashes)) {
+		return ""
+	}
+	return t.hashes[version-1]
 }
 
 // Key returns the battle the timeline is of.

@@ -110,7 +110,7 @@ func (c *cli) exit(err error) int {
 		fmt.Fprintf(c.stderr, "error: %s\n", ue.msg)
 		return exitUsage
 	case errors.As(err, &held):
-		fmt.Fprintf(c.stderr, "error: %v\n", held)
+		fmt.Fprintf(c.stderr, "error: %v\n", err)
 		return exitError
 	}
 	if !errors.As(err, &ae) {
