@@ -24,6 +24,10 @@ func TestDependenciesPointInward(t *testing.T) {
 		// The web server reads through interfaces and the projections'
 		// views; the adapters behind them are wired in cmd/ledger.
 		"web": {"github.com/nats-io/", "database/sql", "github.com/mattn/go-sqlite3", "github.com/spf13/", mod + "projections/sqlite", mod + "events/jetstream"},
+		// The door knows no technology: the log, the vault and the
+		// projection reach it through interfaces wired in cmd/ledger.
+		"app":    {"github.com/nats-io/", "database/sql", "github.com/mattn/go-sqlite3", "github.com/spf13/", "net/http", mod + "projections/sqlite", mod + "events/jetstream", mod + "web", mod + "client"},
+		"client": {"github.com/nats-io/", "database/sql", "github.com/mattn/go-sqlite3", "github.com/spf13/", mod + "projections/sqlite", mod + "events/jetstream", mod + "web"},
 	}
 	// The program never reads the test harness's dice (internal/dicetest):
 	// only test code may import it.
