@@ -312,6 +312,9 @@ func (s *Service) Execute(ctx context.Context, req Request) (Outcome, error) {
 	if err := key.Validate(); err != nil {
 		return Outcome{}, &InvalidInput{Field: "campaign/battle", Reason: err.Error()}
 	}
+	if err := CheckBody(req.Body); err != nil {
+		return Outcome{}, err
+	}
 	as, err := s.commandFor(ctx, req)
 	if err != nil {
 		return Outcome{}, err

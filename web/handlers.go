@@ -166,7 +166,6 @@ func (s *Server) handleBattlefield(w http.ResponseWriter, r *http.Request) {
 	// The picture is the caller's own view: never shared by a cache. It is
 	// never a document that runs anything.
 	h.Set("Cache-Control", "private, no-store")
-	h.Set("Content-Security-Policy", "default-src 'none'")
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)

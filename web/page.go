@@ -40,21 +40,15 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Content-Security-Policy", pageCSP)
 	_, _ = w.Write(buf.Bytes())
 }
 
-// assets serves the page's script and style.
-func (s *Server) assets() http.Handler {
+// staticFS is the page's files.
+func staticFS() fs.FS {
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
 		panic(err)
 	}
-	files := http.StripPrefix("/static/", http.FileServerFS(sub))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		files.ServeHTTP(w, r)
-	})
+	return sub
 }

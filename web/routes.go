@@ -40,5 +40,5 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /c/{campaign}", s.handlePage)
 	m.HandleFunc("GET /c/{campaign}/b/{battle}", s.handlePage)
 	m.Handle("GET /static/", s.assets())
-	s.mux = m
+	s.mux = s.secure(m)
 }

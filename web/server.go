@@ -33,6 +33,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Limits bound the live streams.
 	Limits Limits
+	// TLS says the server is reached over HTTPS (served with a
+	// certificate, or behind a proxy that ends TLS): answers then carry
+	// Strict-Transport-Security.
+	TLS bool
 }
 
 // Limits bound what one caller, and all callers together, may hold open.
@@ -54,7 +58,7 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 	cat  *i18n.Catalogue
-	mux  *http.ServeMux
+	mux  http.Handler
 	hub  *hub
 
 	commands gate // admits commands until shutdown

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clubledger/ledger/app"
+	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/events"
 )
 
@@ -32,6 +33,9 @@ type subscriber struct {
 	key    events.Key
 	caller string
 	ch     chan events.Envelope
+	// still says whether the caller's token still opens the campaign: a
+	// stream whose token was reissued ends at once.
+	still func() bool
 }
 
 // subscriberBuffer is how many events a slow stream may lag behind.
@@ -67,6 +71,9 @@ func (h *hub) run(ctx context.Context, log events.Log, after uint64, logger *slo
 
 func (h *hub) publish(e events.Envelope) {
 	if e.Battle == "" {
+		if e.Type == campaign.EvTokenReissued {
+			go h.recheck(e.Campaign)
+		}
 		return
 	}
 	h.mu.Lock()
@@ -83,6 +90,24 @@ func (h *hub) publish(e events.Envelope) {
 	}
 }
 
+// recheck ends the streams of campaign whose token no longer opens it (a
+// token reissued: the old one is refused at once, on every open page).
+func (h *hub) recheck(camp string) {
+	h.mu.Lock()
+	var subs []*subscriber
+	for s := range h.subs {
+		if s.key.Campaign == camp && s.still != nil {
+			subs = append(subs, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range subs {
+		if !s.still() {
+			h.unsubscribe(s)
+		}
+	}
+}
+
 // Errors of subscribe.
 var (
 	errTooManyStreams = app.Errorf(app.KindTooMany, "too_many_streams", "this caller has as many live streams open as it may; close one")
@@ -91,7 +116,7 @@ var (
 
 // subscribe returns a subscriber to key's new events for caller, or an
 // error once the hub has closed or a limit is reached.
-func (h *hub) subscribe(key events.Key, caller string) (*subscriber, error) {
+func (h *hub) subscribe(key events.Key, caller string, still func() bool) (*subscriber, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
@@ -102,7 +127,7 @@ func (h *hub) subscribe(key events.Key, caller string) (*subscriber, error) {
 	case len(h.subs) >= h.limits.Streams:
 		return nil, errServerStreams
 	}
-	s := &subscriber{key: key, caller: caller, ch: make(chan events.Envelope, subscriberBuffer)}
+	s := &subscriber{key: key, caller: caller, ch: make(chan events.Envelope, subscriberBuffer), still: still}
 	h.subs[s] = struct{}{}
 	h.per[caller]++
 	return s, nil
@@ -172,7 +197,13 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fmt.Errorf("web: the response writer cannot flush"))
 		return
 	}
-	sub, err := s.hub.subscribe(key, callerKey(c))
+	still := func() bool {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
+		defer cancel()
+		_, err := sess.Principal(ctx, key.Campaign)
+		return err == nil
+	}
+	sub, err := s.hub.subscribe(key, callerKey(c), still)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

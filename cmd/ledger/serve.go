@@ -122,6 +122,7 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 		AdminToken: opts.AdminToken,
 		Logger:     opts.Logger,
 		Limits:     web.Limits{StreamsPerCaller: cfg.HTTP.StreamsPerCaller, Streams: cfg.HTTP.Streams},
+		TLS:        cfg.HTTP.TLSCert != "",
 	})
 	if err != nil {
 		return nil, err

@@ -48,9 +48,18 @@ func (w logWriter) Write(p []byte) (int, error) {
 // down gracefully and fails the test if that goes wrong.
 func startServer(t *testing.T) *testServer {
 	t.Helper()
+	return startServerWith(t, nil)
+}
+
+// startServerWith is startServer with the configuration changed by set.
+func startServerWith(t *testing.T, set func(*config.Config)) *testServer {
+	t.Helper()
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
 	cfg.HTTP.Addr = "127.0.0.1:0"
+	if set != nil {
+		set(&cfg)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := Serve(ctx, cfg, ServeOptions{AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil)), Entropy: dicetest.Entropy(t)})
 	if err != nil {

@@ -1,0 +1,164 @@
+package campaign
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The limits of what a command body may carry (docs/events.md, "Limits of
+// a command"). Every string of every command is checked before anything is
+// decided: a name is text a person reads on every page and picture, so it
+// is bounded, and nothing may hide control characters or bidirectional
+// overrides that would make one thing read as another.
+const (
+	// MaxID is the length of an identifier: a unit, general, brigade,
+	// side, player, objective, terrain piece.
+	MaxID = 64
+	// MaxName is the length of a name: a unit's, a general's, a battle's.
+	MaxName = 100
+	// MaxText is the length of free text: a reason, a note, an order's
+	// words, a ruling.
+	MaxText = 2000
+	// MaxSeed is the length, in bytes, of a player's dice seed.
+	MaxSeed = 256
+	// MaxString is the length of any other string.
+	MaxString = 200
+	// MaxCoordinate bounds every number: a table is never a kilometre wide.
+	MaxCoordinate = 100000
+)
+
+// fieldKind is how a string field is bounded.
+type fieldKind int
+
+const (
+	kindOther fieldKind = iota
+	kindID
+	kindName
+	kindText
+	kindSeed
+	kindRuleset
+)
+
+// kindOf classifies a field by its name (the last key of its path).
+func kindOf(key string) fieldKind {
+	switch key {
+	case "id", "unit", "units", "general", "brigade", "target", "side", "player", "campaign", "battle",
+		"on_road", "attached_to", "objective", "march", "first_side", "command_id", "attach_to", "leader":
+		return kindID
+	case "name", "title":
+		return kindName
+	case "reason", "note", "text", "ruling", "description", "comment":
+		return kindText
+	case "seed":
+		return kindSeed
+	case "ruleset":
+		return kindRuleset
+	}
+	return kindOther
+}
+
+// CheckBody checks every value of a command's JSON body against the
+// limits: valid UTF-8, no null, numbers finite and within MaxCoordinate,
+// identifiers of letters, digits, '-', '_' or '.', names and text without
+// control characters (free text may break lines) or bidirectional
+// overrides, each within its length. The error names the field and the
+// limit, never echoes the value.
+func CheckBody(body json.RawMessage) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	if !utf8.Valid(body) {
+		return &InvalidInput{Field: "command", Reason: "not valid UTF-8"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil // the command's own decoding says what is wrong
+	}
+	return checkValue("", "", v)
+}
+
+func checkValue(path, key string, v any) error {
+	switch x := v.(type) {
+	case nil:
+		if path == "" {
+			return nil
+		}
+		return &InvalidInput{Field: path, Reason: "null: give a value, or leave the field out"}
+	case map[string]any:
+		for k, e := range x {
+			if err := checkValue(join(path, k), k, e); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := checkValue(path+"["+strconv.Itoa(i)+"]", key, e); err != nil {
+				return err
+			}
+		}
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > MaxCoordinate {
+			return &InvalidInput{Field: path, Reason: fmt.Sprintf("a number between -%d and %d", MaxCoordinate, MaxCoordinate)}
+		}
+	case string:
+		return checkString(path, kindOf(key), x)
+	}
+	return nil
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// checkString bounds one string of a command.
+func checkString(path string, kind fieldKind, s string) error {
+	n := utf8.RuneCountInString(s)
+	limit, what := MaxString, "characters"
+	switch kind {
+	case kindID:
+		limit = MaxID
+	case kindName:
+		limit = MaxName
+	case kindText:
+		limit = MaxText
+	case kindSeed:
+		limit, what, n = MaxSeed, "bytes", len(s)
+	case kindRuleset:
+		limit = 64 << 10
+	}
+	if n > limit {
+		return &InvalidInput{Field: path, Reason: fmt.Sprintf("at most %d %s (%d given)", limit, what, n)}
+	}
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			return &InvalidInput{Field: path, Reason: "not valid text (a replacement character or a broken escape)"}
+		case bidiControl(r):
+			return &InvalidInput{Field: path, Reason: fmt.Sprintf("bidirectional control character U+%04X is not allowed", r)}
+		case kind == kindID && !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.", r)):
+			return &InvalidInput{Field: path, Reason: fmt.Sprintf("an identifier is letters, digits, '-', '_' or '.' (not U+%04X), at most %d", r, MaxID)}
+		case (kind == kindText || kind == kindRuleset) && (r == '\n' || r == '\t' || r == '\r'):
+		case unicode.IsControl(r):
+			return &InvalidInput{Field: path, Reason: fmt.Sprintf("control character U+%04X is not allowed", r)}
+		}
+	}
+	return nil
+}
+
+// bidiControl reports the characters that reorder text as it is shown:
+// embeddings, overrides and isolates, and the invisible marks.
+func bidiControl(r rune) bool {
+	return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) || r == 0x200E || r == 0x200F || r == 0x061C
+}
