@@ -114,7 +114,6 @@ func (c Config) DBPath() string {
 	return filepath.Join(c.DataDir, "ledger.db")
 }
 
-
 // Embedded reports whether the ledger runs its own NATS server.
 func (c Config) Embedded() bool { return c.NATS.URL == "" }
 

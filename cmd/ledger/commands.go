@@ -11,8 +11,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/clubledger/ledger/app"
-	"github.com/clubledger/ledger/client"
 	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/client"
 )
 
 // commandFlags are the flags every state-changing subcommand shares.
