@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -112,6 +113,11 @@ func (c *cli) submit(cmd app.Command) error {
 		return err
 	}
 	defer release()
+	return c.execute(api, cmd)
+}
+
+// execute runs cmd through api and prints its outcome.
+func (c *cli) execute(api app.API, cmd app.Command) error {
 	res, err := api.Execute(c.ctx, cmd)
 	if client.IsUnavailable(err) {
 		fmt.Fprintf(c.stderr, "the command's id is %s: send it again with --id %s\n", cmd.ID, cmd.ID)
@@ -335,26 +341,63 @@ func (c *cli) orderCommand() *cobra.Command {
 
 func (c *cli) moveCommand() *cobra.Command {
 	var f commandFlags
-	var to string
+	var to, toward string
 	var via []string
-	var facing float64
+	var facing, by, heading float64
 	var actions int
 	cmd := &cobra.Command{
-		Use:     "move CAMPAIGN/BATTLE UNIT --to X,Y [--facing DEG] [--via X,Y]... [--actions N]",
-		Short:   "Move a unit with actions granted by its order (C.6, C.17)",
-		Example: `  ledger move demo/b1 1-ligne --to 20,18 --facing 0`,
-		Args:    cobra.ExactArgs(2),
+		Use:   "move CAMPAIGN/BATTLE UNIT (--to X,Y | --by DIST (--heading DEG | --toward TARGET) | --toward TARGET) [--facing DEG] [--via X,Y]... [--actions N]",
+		Short: "Move a unit with actions granted by its order (C.6, C.17)",
+		Long: `Move a unit: to a point (--to X,Y, the centre of its base), or by a
+distance in a direction as measured at the table (--by 6 --heading 30: six
+inches, or centimetres on a cm table, at 30 degrees clockwise from north),
+or towards another unit or general (--toward TARGET, with --by to go that
+far, else as far as the target: a move that would come within 1" of an
+enemy without a charge order stops 1" short, C.9). The facing stays as it
+is unless --facing says otherwise. Without --actions the rules use the
+fewest of the unit's actions that cover the distance.`,
+		Example: `  ledger move demo/b1 1-ligne --to 20,18 --facing 0
+  ledger move demo/b1 1-ligne --by 6 --heading 30
+  ledger move demo/b1 1-ligne --toward ir-4`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			camp, battle, err := splitKey(args[0], true)
+			key, err := battleArg(args[0])
 			if err != nil {
 				return err
 			}
-			dest, err := parsePoint(to)
-			if err != nil {
-				return usagef("--to %v", err)
+			changed := cmd.Flags().Changed
+			switch {
+			case to != "" && (changed("by") || toward != "" || changed("heading")):
+				return usagef("--to is a point; --by, --heading and --toward are a distance and a direction: give one or the other")
+			case to == "" && toward == "" && !(changed("by") && changed("heading")):
+				return usagef("where to? give --to X,Y, or --by DIST with --heading DEG or --toward TARGET, or --toward TARGET")
+			case changed("heading") && toward != "":
+				return usagef("--heading and --toward are both a direction: give one")
 			}
-			body := map[string]any{"unit": args[1], "to": dest, "actions": actions}
-			if cmd.Flags().Changed("facing") {
+			api, release, err := c.api()
+			if err != nil {
+				return err
+			}
+			defer release()
+			var dest map[string]float64
+			if to != "" {
+				if dest, err = parsePoint(to); err != nil {
+					return usagef("--to %v", err)
+				}
+			} else {
+				b, err := api.State(c.ctx, key)
+				if err != nil {
+					return err
+				}
+				if dest, err = destination(b, args[1], by, changed("by"), heading, toward); err != nil {
+					return err
+				}
+			}
+			body := map[string]any{"unit": args[1], "to": dest}
+			if changed("actions") {
+				body["actions"] = actions
+			}
+			if changed("facing") {
 				body["facing"] = facing
 			}
 			var path []map[string]float64
@@ -368,20 +411,73 @@ func (c *cli) moveCommand() *cobra.Command {
 			if len(path) > 0 {
 				body["path"] = path
 			}
-			req, err := f.request(c, "unit.move", camp, battle, body)
+			req, err := f.request(c, "unit.move", key.Campaign, key.Battle, body)
 			if err != nil {
 				return err
 			}
-			return c.submit(req)
+			return c.execute(api, req)
 		},
 	}
 	cmd.Flags().StringVar(&to, "to", "", "where the unit's centre ends, X,Y")
+	cmd.Flags().Float64Var(&by, "by", 0, "how far the unit moves, in the battle's unit (inches or cm)")
+	cmd.Flags().Float64Var(&heading, "heading", 0, "the direction of a --by move, degrees clockwise from north")
+	cmd.Flags().StringVar(&toward, "toward", "", "move towards this unit or general (as far as --by, else up to it)")
 	cmd.Flags().Float64Var(&facing, "facing", 0, "the facing at the end, degrees clockwise from north (default: unchanged)")
 	cmd.Flags().StringArrayVar(&via, "via", nil, "waypoints X,Y, in order")
-	cmd.Flags().IntVar(&actions, "actions", 1, "how many of the unit's actions the move uses")
-	_ = cmd.MarkFlagRequired("to")
+	cmd.Flags().IntVar(&actions, "actions", 0, "how many of the unit's actions the move uses (default: the fewest that cover it)")
 	f.add(cmd, true)
 	return cmd
+}
+
+// destination turns a distance and a direction, as measured at the table,
+// into the point the unit's centre ends at: from where it stands now, by
+// dist along heading (degrees clockwise from north, y growing north), or
+// towards target's centre (all the way when dist is not given).
+func destination(b app.Board, unit string, dist float64, hasDist bool, heading float64, target string) (map[string]float64, error) {
+	var from *app.BoardUnit
+	for i := range b.Units {
+		if b.Units[i].Unit == unit {
+			from = &b.Units[i]
+		}
+	}
+	if from == nil {
+		return nil, usagef("battle %s/%s has no unit %q", b.Campaign, b.Battle, unit)
+	}
+	if hasDist && (dist <= 0 || math.IsInf(dist, 0) || math.IsNaN(dist)) {
+		return nil, usagef("--by %g: a distance above 0", dist)
+	}
+	if target != "" {
+		tx, ty, ok := boardPosition(b, target)
+		if !ok {
+			return nil, usagef("--toward %q: no such unit or general in %s/%s", target, b.Campaign, b.Battle)
+		}
+		dx, dy := tx-from.X, ty-from.Y
+		d := math.Hypot(dx, dy)
+		if d == 0 {
+			return nil, usagef("--toward %q: it stands where %s stands", target, unit)
+		}
+		if !hasDist {
+			dist = d
+		}
+		return map[string]float64{"x": from.X + dx/d*dist, "y": from.Y + dy/d*dist}, nil
+	}
+	rad := heading * math.Pi / 180
+	return map[string]float64{"x": from.X + dist*math.Sin(rad), "y": from.Y + dist*math.Cos(rad)}, nil
+}
+
+// boardPosition is where a unit's centre or a general stands.
+func boardPosition(b app.Board, id string) (x, y float64, ok bool) {
+	for _, u := range b.Units {
+		if u.Unit == id {
+			return u.X, u.Y, true
+		}
+	}
+	for _, g := range b.Generals {
+		if g.General == id {
+			return g.X, g.Y, true
+		}
+	}
+	return 0, 0, false
 }
 
 func (c *cli) phaseCommand() *cobra.Command {

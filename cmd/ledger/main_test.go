@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -130,9 +131,22 @@ brigades:
 			t.Errorf("odds lack %q:\n%s", want, odds)
 		}
 	}
+	// Moves as measured at the table: 5 cm due east, then 5 cm towards
+	// the French light infantry at (60, 95).
+	c.ok("move", "pen/talavera", "29-foot", "--by", "5", "--heading", "90")
+	c.ok("move", "pen/talavera", "29-foot", "--by", "5", "--toward", "9-leger")
+	dx, dy := 60.0-65, 95.0-30
+	d := math.Hypot(dx, dy)
+	wantX, wantY := 65+5*dx/d, 30+5*dy/d
+	for _, args := range [][]string{{"--to", "1,1", "--by", "3"}, {"--by", "3"}, {"--heading", "3", "--toward", "9-leger"}, {"--toward", "nobody"}} {
+		if code, _, _ := c.run(append([]string{"move", "pen/talavera", "29-foot"}, args...)...); code != exitUsage {
+			t.Errorf("move %v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
 	var st struct {
 		Units []struct {
 			Unit string  `json:"unit"`
+			X    float64 `json:"x"`
 			Y    float64 `json:"y"`
 		} `json:"units"`
 		Version int `json:"version"`
@@ -141,8 +155,8 @@ brigades:
 		t.Fatal(err)
 	}
 	for _, u := range st.Units {
-		if u.Unit == "29-foot" && u.Y != 30 {
-			t.Fatalf("29-foot at y=%v", u.Y)
+		if u.Unit == "29-foot" && (math.Abs(u.X-wantX) > 1e-6 || math.Abs(u.Y-wantY) > 1e-6) {
+			t.Fatalf("29-foot at %v,%v, want %v,%v", u.X, u.Y, wantX, wantY)
 		}
 	}
 	if code, _, _ := c.run("order", "pen/talavera"); code != exitUsage {
