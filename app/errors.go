@@ -150,7 +150,9 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 		if out.Message != ref.Message {
 			out.MessageEn = ref.Message
 		}
-		if ref.Rule == "command" || ref.Code == "command.bad_body" {
+		if ref.Rule == "command" || ref.Code == "command.bad_body" || ref.Code == "dice.out_of_range" {
+			// Not a decision of the rules: a command that cannot be read,
+			// a die that shows no such face.
 			out.Kind = KindInvalid
 		}
 	case errors.As(err, &ii):

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 	"time"
 )
@@ -180,4 +182,85 @@ func loopback(addr string) error {
 		return fmt.Errorf("%q is not a loopback address: the embedded server only listens locally", addr)
 	}
 	return nil
+}
+
+// Keys lists every configuration key, dotted ("nats.url"), as ledger.yaml
+// and LEDGER_* variables name them.
+func Keys() []string {
+	var out []string
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name := strings.Split(f.Tag.Get("mapstructure"), ",")[0]
+			if name == "" || name == "-" {
+				continue
+			}
+			if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(time.Duration(0)) {
+				walk(f.Type, prefix+name+".")
+				continue
+			}
+			out = append(out, prefix+name)
+		}
+	}
+	walk(reflect.TypeOf(Config{}), "")
+	sort.Strings(out)
+	return out
+}
+
+// Nearest returns the known key closest to key (by edit distance), for a
+// message about a typo: "dat_dir" -> "data_dir".
+func Nearest(key string) string {
+	best, bestD := "", -1
+	for _, k := range Keys() {
+		if d := editDistance(key, k); bestD < 0 || d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Printable returns c as ledger config prints it: keys as in ledger.yaml,
+// durations as durations ("2m0s"), secrets left out.
+func (c Config) Printable() map[string]any {
+	return printable(reflect.ValueOf(c)).(map[string]any)
+}
+
+func printable(v reflect.Value) any {
+	if v.Type() == reflect.TypeOf(time.Duration(0)) {
+		return time.Duration(v.Int()).String()
+	}
+	if v.Kind() != reflect.Struct {
+		return v.Interface()
+	}
+	out := map[string]any{}
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		tag := strings.Split(f.Tag.Get("json"), ",")[0]
+		if tag == "-" || tag == "" {
+			continue
+		}
+		out[tag] = printable(v.Field(i))
+	}
+	return out
 }

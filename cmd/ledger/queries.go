@@ -200,7 +200,10 @@ func (c *cli) configCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return writeJSON(c.stdout, cfg)
+			out := cfg.Printable()
+			// Whether an admin token is set, never the token.
+			out["http"].(map[string]any)["admin_token_set"] = cfg.HTTP.AdminToken != ""
+			return writeJSON(c.stdout, out)
 		},
 	}
 }

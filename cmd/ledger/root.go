@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -188,7 +190,7 @@ func (c *cli) rootCommand() *cobra.Command {
 		Use:   "ledger",
 		Short: "The campaign ledger: record, check, replay and audit wargame battles",
 		Long: `The campaign ledger records every order, dice roll and move of a battle as an
-immutable event on NATS JetStream, checks each against the rules (RULES.md),
+immutable event on NATS JetStream, checks each against the rules (docs/rules.md),
 and keeps SQLite projections of battlefield and campaign.
 
 With no configuration it runs an embedded NATS server and a SQLite file under
@@ -196,6 +198,7 @@ With no configuration it runs an embedded NATS server and a SQLite file under
 LEDGER_* environment variables (LEDGER_DATA_DIR, LEDGER_NATS_URL, ...), flags.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			c.name = cmd.CommandPath()
 			return c.loadConfig(cmd)
@@ -293,6 +296,25 @@ func (c *cli) loadConfig(cmd *cobra.Command) error {
 	c.v.SetConfigFile(path)
 	if err := c.v.ReadInConfig(); err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
+	}
+	// A key the ledger does not know is a typo, never ignored.
+	file := viper.New()
+	file.SetConfigFile(path)
+	if err := file.ReadInConfig(); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	known := map[string]bool{}
+	for _, k := range config.Keys() {
+		known[k] = true
+	}
+	var unknown []string
+	for _, k := range file.AllKeys() {
+		if !known[k] {
+			unknown = append(unknown, fmt.Sprintf("%q (did you mean %q?)", k, config.Nearest(k)))
+		}
+	}
+	if len(unknown) > 0 {
+		return usagef("config %s: unknown key %s", path, strings.Join(unknown, ", unknown key "))
 	}
 	return nil
 }
@@ -416,4 +438,26 @@ func (c *cli) actor() string {
 		return c.cfgSet.Actor
 	}
 	return c.v.GetString("actor")
+}
+
+// version is the ledger's release.
+const ledgerVersion = "0.2.0"
+
+// versionString is the version and, when the binary was built from a git
+// checkout, the commit it was built from.
+func versionString() string {
+	commit, dirty := "unknown", ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = " (with uncommitted changes)"
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("%s, commit %s%s, %s", ledgerVersion, commit, dirty, runtime.Version())
 }
