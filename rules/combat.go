@@ -9,16 +9,17 @@ import (
 )
 
 // decideFire judges unit.fire: a unit on the table fired (entered, not
-// judged: the texts give no firing rules). It halves the unit's normal move
+// judged: the texts give no firing rules); a unit off the table may not
+// fire (F.6: a flank marcher not yet entered, or one that left). It halves the unit's normal move
 // this turn under the movement_table option (M.5).
 func decideFire(s *State, c *FireUnit) ([]Event, *Refusal) {
 	if r := s.inProgress(); r != nil {
 		return nil, r
 	}
-	u := s.Units[c.Unit]
-	if u == nil {
-		return nil, refuse(RuleInput, "unknown_unit", "no unit %q in this battle", c.Unit)
+	if r := s.fireRefusal(c.Unit); r != nil { // F.6 (flank.go)
+		return nil, r
 	}
+	u := s.Units[c.Unit]
 	if !u.active() {
 		return nil, refuse("T.4", "unit_inactive", "unit %s is %s and cannot fire", u.ID, u.Status)
 	}

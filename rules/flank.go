@@ -1160,9 +1160,9 @@ func (s *State) flankEdgeRefusal(u *Unit, to geom.Base) *Refusal {
 	return nil
 }
 
-// fireRefusal is the F.6 check for firing, for the combat rules to call
-// when they come: a unit off the table (a flank marcher not yet entered,
-// or one that left the table) may not fire.
+// fireRefusal is the F.6 check unit.fire makes (decideFire): a unit off
+// the table (a flank marcher not yet entered, or one that left the table)
+// may not fire.
 func (s *State) fireRefusal(unit string) *Refusal {
 	u := s.Units[unit]
 	if u == nil {

@@ -121,10 +121,11 @@ func TestFlankDeclare(t *testing.T) {
 	}
 	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1"}`, "F.5", "already_entered")
 	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"b1-inf1"}`, "F.1", "not_in_march")
-	// F.6: off the table, no firing.
-	if r := s.fireRefusal("rf-inf2"); r == nil || r.Rule != "F.6" {
+	// F.6: off the table, no firing: unit.fire cites F.6.
+	if r := v.no(t, s, CmdUnitFire, `{"unit":"rf-inf2"}`, "F.6", "off_table"); !strings.Contains(r.Message, "rf-inf2 is off the table") {
 		t.Fatalf("fire from off the table: %v", r)
 	}
+	v.do(t, s, CmdUnitFire, `{"unit":"rf-inf1"}`)
 	// F.3 only for artillery arriving at once: roll 3 gives the battery its normal move.
 	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-art","to":{"x":10.6,"y":30}}`, "F.5", "move_too_far")
 }
@@ -463,5 +464,18 @@ func TestFlankVictoryLogReplays(t *testing.T) {
 	s := replayJSON(t, evs)
 	if s.Status != StatusEnded || s.Victory.Score == nil || s.Victory.Score.Points("red") != 5 {
 		t.Fatalf("replayed: %s", stateJSON(t, s))
+	}
+}
+
+// TestFlankFireScenario: f-fire.yaml refuses both off-table shots citing
+// F.6 with the unit named (F.6: a flank marcher waiting to enter, a unit
+// that retreated off the table).
+func TestFlankFireScenario(t *testing.T) {
+	run := playScenarioFile(t, "../testdata/scenarios/f-fire.yaml")
+	for id, unit := range map[string]string{"f6-waiting": "rf-inf2", "f6-left": "r1-inf2"} {
+		r := run.step(t, id).Refusal
+		if r == nil || r.Rule != "F.6" || r.Code != "off_table" || !strings.Contains(r.Message, unit+" is off the table") {
+			t.Errorf("%s: %v", id, r)
+		}
 	}
 }
