@@ -11,13 +11,13 @@ import (
 const EvChargePushedBack = "charge.pushed_back"
 
 func init() {
-	eventRegistry[EvChargePushedBack] = eventInfo{1, "An enemy unit a charger ended touching, other than its target, moved back the gap (1\") or as far as needed to break contact (K.9).", func() Event { return &ChargePushedBack{} }}
+	eventRegistry[EvChargePushedBack] = eventInfo{1, "An enemy unit a charger ended touching, other than its target, moved back the gap (1\") if the room behind it allowed, else as far as the room allowed (K.9).", func() Event { return &ChargePushedBack{} }}
 }
 
 // ChargePushedBack is charge.pushed_back: a charge (the charge.declared just
 // before it) ended touching Unit, an enemy it did not charge, which moved
 // From -> To, Distance in the battle's unit: the whole gap when Full, else
-// only as far as needed to break contact (K.9).
+// as far back as the room behind it allowed (K.9).
 type ChargePushedBack struct {
 	Turn     int       `json:"turn"`
 	Unit     string    `json:"unit"`
@@ -49,7 +49,7 @@ func applyCharge(s *State, e Event) {
 func describeCharge(e Event) string {
 	switch ev := e.(type) {
 	case *ChargePushedBack:
-		how := "as far as needed to break contact"
+		how := "as far as the room allows"
 		if ev.Full {
 			how = "the full gap"
 		}

@@ -32,7 +32,7 @@ type chargePush struct {
 	unit     string
 	from, to geom.Base
 	distance float64
-	full     bool // the whole gap; false: only as far as needed to break contact
+	full     bool // the whole gap; false: as far as the room allowed
 }
 
 // chargeJudge holds what one charge is judged against.
@@ -275,23 +275,43 @@ func (j *chargeJudge) placement(b geom.Base) (string, []chargePush) {
 	return "", pushes
 }
 
-// push moves an enemy o the charger (at b) touches back by the gap if it can,
-// else as far as needed to break contact (K.9): straight back from its
-// facing first, else straight away from the charger's centre. Its new place
-// must be on the table, clear of impassable terrain and other units (as
-// already pushed), and out of contact with the charger.
+// push moves an enemy o the charger (at b) touches back by the gap (1")
+// if the room behind it allows, else as far back as the room allows (K.9),
+// provided that leaves the bases clearly apart (more than twice the contact
+// tolerance): straight back from its facing first, else straight away from
+// the charger's centre. The room is the free way along that line: on the
+// table, off impassable terrain, and not into any other unit (as already
+// pushed): the unit stops where it would first touch one it was not
+// already touching, and never jumps past anything.
 func (j *chargeJudge) push(b geom.Base, o *Unit, moved map[string]geom.Base) (chargePush, bool) {
 	s := j.s
-	clear := func(nb geom.Base) bool {
-		if geom.Separation(b, nb) <= geom.ContactTolerance || !s.Table.Contains(nb) || len(geom.Overlapping(nb, s.Terrain, geom.Impassable)) > 0 {
+	type obstacle struct {
+		base geom.Base
+		sep  float64 // separation where o stands: already touching stays allowed
+	}
+	var obs []obstacle
+	for _, x := range j.others {
+		if x == o {
+			continue
+		}
+		xb := x.Base
+		if m, ok := moved[x.ID]; ok {
+			xb = m
+		}
+		obs = append(obs, obstacle{xb, math.Min(0, geom.Separation(o.Base, xb))})
+	}
+	free := func(nb geom.Base) bool {
+		if !s.Table.Contains(nb) {
 			return false
 		}
-		for _, x := range j.others {
-			xb := x.Base
-			if m, ok := moved[x.ID]; ok {
-				xb = m
+		in := nb.Inset(pushInset)
+		for _, t := range s.Terrain {
+			if t.Kind.Has(geom.Impassable) && geom.PolygonsMeet(in.Polygon(), t.Outline) {
+				return false
 			}
-			if x != o && geom.Overlaps(nb, xb) {
+		}
+		for _, x := range obs {
+			if geom.Separation(nb, x.base) < x.sep-pushInset {
 				return false
 			}
 		}
@@ -301,35 +321,57 @@ func (j *chargeJudge) push(b geom.Base, o *Unit, moved map[string]geom.Base) (ch
 	if d := o.Base.Center.Sub(b.Center); d.Len() > geom.Eps {
 		dirs = append(dirs, d.Scale(1/d.Len()))
 	}
-	limit := j.gap + b.Width + b.Depth // far enough to clear the charger whatever the direction
 	for _, d := range dirs {
 		at := func(x float64) geom.Base { return o.Base.Translate(d.Scale(x)) }
-		if nb := at(j.gap); clear(nb) {
-			return chargePush{unit: o.ID, from: o.Base, to: nb, distance: j.gap, full: true}, true
-		}
-		// The least distance that breaks contact (bisection), then on.
-		if geom.Separation(b, at(limit)) <= 2*geom.ContactTolerance {
+		room := j.room(at, free)
+		if room <= 0 || geom.Separation(b, at(room)) <= 2*geom.ContactTolerance {
 			continue
 		}
-		lo, hi := 0.0, limit
-		for range 50 {
-			mid := (lo + hi) / 2
-			if geom.Separation(b, at(mid)) > 2*geom.ContactTolerance {
-				hi = mid
-			} else {
-				lo = mid
-			}
-		}
-		const steps = 64
-		for k := 0; k <= steps; k++ {
-			x := hi + (limit-hi)*float64(k)/steps
-			if nb := at(x); clear(nb) {
-				return chargePush{unit: o.ID, from: o.Base, to: nb, distance: x}, true
-			}
-		}
+		return chargePush{unit: o.ID, from: o.Base, to: at(room), distance: room, full: room >= j.gap}, true
 	}
 	return chargePush{}, false
 }
+
+// pushSteps is how finely K.9 walks the way back before it bisects where
+// the room ends: 1/64 of the gap, far thinner than any base.
+const pushSteps = 64
+
+// room is how far, up to the gap, a pushed unit can go back along at(x)
+// with every position on the way free: the way is walked in steps of a
+// 64th of the gap, and where it first meets something the end of the free
+// part is found by bisection, far below measuring precision.
+func (j *chargeJudge) room(at func(float64) geom.Base, free func(geom.Base) bool) float64 {
+	if !free(at(0)) {
+		return 0
+	}
+	last := 0.0
+	for k := 1; k <= pushSteps; k++ {
+		x := j.gap * float64(k) / pushSteps
+		if free(at(x)) {
+			last = x
+			continue
+		}
+		lo, hi := last, x
+		for range 50 {
+			mid := (lo + hi) / 2
+			if free(at(mid)) {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		if r := round6(lo); free(at(r)) {
+			return r
+		}
+		return math.Floor(lo*1e6) / 1e6
+	}
+	return j.gap
+}
+
+// pushInset is how far past touching a pushed unit's room is allowed to
+// reach: far below measuring precision, so a unit pushed against another
+// ends touching it, not overlapping it.
+const pushInset = 1e-7
 
 // cornerClear reports whether the charger at b, touching the target only at
 // a corner, would stand clear: on the table, off impassable terrain,
