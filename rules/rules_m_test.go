@@ -163,7 +163,7 @@ func TestRulesM(t *testing.T) {
 			})},
 		{rule: "M.9", name: "a disordered enemy is not formed: no test", overlay: mt, given: one(redEnds), tweak: tweaks(place("a3-hus", 28, 26, 180), status("a3-hus", UnitDisordered)),
 			when: do(CmdUnitReform, `{"unit":"f4-b","formation":"attack_column"}`)},
-		{rule: "M.9", name: "the command phase too, when the ruleset says so", overlay: "movement: {formation_test: {phases: [command, movement]}}",
+		{rule: "M.9", name: "the command phase too, under the default ruleset (T.2)",
 			tweak: place("a3-hus", 28, 26, 180),
 			given: one(do(CmdOrderGive, `{"general":"f4-gen","units":["f4-b"],"content":{"action":"formation","formation":"attack_column"}}`, 1, 1)),
 			when:  do(CmdUnitReform, `{"unit":"f4-b","formation":"attack_column"}`, 2),
@@ -172,6 +172,41 @@ func TestRulesM(t *testing.T) {
 					t.Fatalf("%+v", e)
 				}
 			})},
+		{rule: "M.9", name: "passed in the command phase: the action is spent on the change",
+			tweak: place("a3-hus", 28, 26, 180),
+			given: one(do(CmdOrderGive, `{"general":"f4-gen","units":["f4-b"],"content":{"action":"formation","formation":"attack_column"}}`, 1, 1)),
+			when:  do(CmdUnitReform, `{"unit":"f4-b","formation":"attack_column"}`, 4),
+			check: func(t *testing.T, evs []Event, s *State) {
+				ft, re := findEvent[*FormationTested](evs), findEvent[*UnitReformed](evs)
+				if ft == nil || !ft.Passed || ft.Distance != 4.25 || re == nil || s.Units["f4-b"].Formation != "attack_column" || s.TurnBook.peekUnit("f4-b").ActionsLeft != 2 {
+					t.Fatalf("%s", eventsJSON(t, evs))
+				}
+			}},
+		{rule: "M.9", name: "6\" away is within: tested", tweak: place("a3-hus", 28, 27.75, 180),
+			given: one(do(CmdOrderGive, `{"general":"f4-gen","units":["f4-b"],"content":{"action":"formation","formation":"attack_column"}}`, 1, 1)),
+			when:  do(CmdUnitReform, `{"unit":"f4-b","formation":"attack_column"}`, 4),
+			check: wantEvent(func(t *testing.T, e *FormationTested, s *State) {
+				if e.Distance != 6 {
+					t.Fatalf("%+v", e)
+				}
+			})},
+		{rule: "M.9", name: "6.01\" away: no test", tweak: place("a3-hus", 28, 27.76, 180),
+			given: one(do(CmdOrderGive, `{"general":"f4-gen","units":["f4-b"],"content":{"action":"formation","formation":"attack_column"}}`, 1, 1)),
+			when:  do(CmdUnitReform, `{"unit":"f4-b","formation":"attack_column"}`),
+			check: func(t *testing.T, evs []Event, s *State) {
+				if findEvent[*FormationTested](evs) != nil || s.Units["f4-b"].Formation != "attack_column" {
+					t.Fatalf("%s", eventsJSON(t, evs))
+				}
+			}},
+		{rule: "M.9", name: "a ruleset may narrow the test to the movement phase", overlay: "movement: {formation_test: {phases: [movement]}}",
+			tweak: place("a3-hus", 28, 26, 180),
+			given: one(do(CmdOrderGive, `{"general":"f4-gen","units":["f4-b"],"content":{"action":"formation","formation":"attack_column"}}`, 1, 1)),
+			when:  do(CmdUnitReform, `{"unit":"f4-b","formation":"attack_column"}`),
+			check: func(t *testing.T, evs []Event, s *State) {
+				if findEvent[*FormationTested](evs) != nil || s.Units["f4-b"].Formation != "attack_column" {
+					t.Fatalf("%s", eventsJSON(t, evs))
+				}
+			}},
 		// M.10: no turning flank or rear to formed close-order enemy.
 		{rule: "M.10", name: "turning the left flank to a line 3\" away", overlay: mt, given: one(redEnds), tweak: place("a3-hus", 28, 24.25, 180),
 			when: do(CmdUnitMove, `{"unit":"f4-b","to":{"x":28,"y":20},"facing":90}`), refuse: "M.10/flank_exposed", nums: map[string]float64{"limit": 6}, msg: "left flank toward formed squadron_column unit a3-hus"},
@@ -314,4 +349,32 @@ func TestRulesM(t *testing.T) {
 				}
 			}},
 	})
+}
+
+// TestFormationTestScenario: m-formation-test.yaml takes the M.9 test in
+// the command phase under the default ruleset at exactly 6" (failed, then
+// passed) and 2.5", none at 6.01", and none where the battle's ruleset
+// narrows the test to the movement phase.
+func TestFormationTestScenario(t *testing.T) {
+	run := playScenarioFile(t, "../testdata/scenarios/m-formation-test.yaml")
+	for id, want := range map[string]struct {
+		tested, passed bool
+		distance       float64
+	}{
+		"m9-six-failed":  {true, false, 6},
+		"m9-six-passed":  {true, true, 6},
+		"m9-beyond":      {false, true, 0},
+		"m9-near-passed": {true, true, 2.5},
+		"m9-narrowed":    {false, true, 0},
+	} {
+		evs := run.step(t, id).Events
+		ft, re := findEvent[*FormationTested](evs), findEvent[*UnitReformed](evs)
+		if (ft != nil) != want.tested || (re != nil) != want.passed || (ft != nil && (ft.Passed != want.passed || ft.Distance != want.distance)) {
+			t.Errorf("%s: %s", id, eventsJSON(t, evs))
+		}
+	}
+	s := run.States["b1"]
+	if ut := s.TurnBook.peekUnit("fr-a"); ut.ActionsLeft != 1 || s.Units["fr-a"].Formation != "attack_column" {
+		t.Errorf("fr-a: %+v in %s", ut, s.Units["fr-a"].Formation)
+	}
 }

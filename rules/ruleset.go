@@ -343,7 +343,8 @@ type FormationTest struct {
 	Distance    Distance `yaml:"distance" json:"distance"`
 	Dice        DiceSpec `yaml:"dice" json:"dice"`
 	PassAtLeast int      `yaml:"pass_at_least" json:"pass_at_least"`
-	// Phases where the test is taken ([choice]; T.2 would say every phase).
+	// Phases where the test is taken: the default, every phase where
+	// formations change (T.2); a ruleset may narrow it.
 	Phases []string `yaml:"phases,omitempty" json:"phases,omitempty"`
 }
 
