@@ -154,7 +154,7 @@ func Apply(s *State, e Event) {
 			u.Status, u.DisorderedTurn, u.DisorderedPhase = UnitOK, 0, ""
 		}
 		ut := s.TurnBook.unit(ev.Unit)
-		if ev.Phase == PhaseMovement {
+		if ev.Phase == PhaseMovement && !ev.AfterMarch {
 			ut.MovementUsed += ev.MovementUsed
 			return
 		}

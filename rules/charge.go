@@ -91,15 +91,25 @@ func actingUnit(s *State, id string) (*Unit, UnitTurn, *Refusal) {
 		return nil, UnitTurn{}, refuse("T.4", "unit_routed", "unit %s is routed: it moves only as its rout is recorded (combat.record), until it rallies", u.ID)
 	}
 	ut := s.TurnBook.peekUnit(u.ID)
-	switch {
-	case ut.Failed && ut.Blundered:
-		return nil, ut, refuse("C.5", "blundered", "unit %s blundered its order this turn: it carried out the blunder table and does nothing of its own", u.ID)
-	case ut.Failed:
-		return nil, ut, refuse("C.4", "unit_failed", "unit %s failed its order this turn and does nothing", u.ID)
-	case ut.Orders == 0 && !ut.Initiative:
-		return nil, ut, refuse("C.3", "no_order", "unit %s has no order this turn, so no actions", u.ID)
+	if r := orderRefusal(u, ut); r != nil {
+		return nil, ut, r
 	}
 	return u, ut, nil
+}
+
+// orderRefusal refuses an action of a unit without actions of its own this
+// turn: it blundered (C.5), failed (C.4), or had no order or initiative
+// (C.3).
+func orderRefusal(u *Unit, ut UnitTurn) *Refusal {
+	switch {
+	case ut.Failed && ut.Blundered:
+		return refuse("C.5", "blundered", "unit %s blundered its order this turn: it carried out the blunder table and does nothing of its own", u.ID)
+	case ut.Failed:
+		return refuse("C.4", "unit_failed", "unit %s failed its order this turn and does nothing", u.ID)
+	case ut.Orders == 0 && !ut.Initiative:
+		return refuse("C.3", "no_order", "unit %s has no order this turn, so no actions", u.ID)
+	}
+	return nil
 }
 
 // moveAllowance is the C.17 distance per move action of u, checked against

@@ -88,6 +88,9 @@ func Describe(e Event) string {
 		if ev.Free {
 			cost = "no action (free limbering)"
 		}
+		if ev.AfterMarch {
+			cost += " after its tactical march (M.14)"
+		}
 		return fmt.Sprintf("%s formed %s from %s using %s (C.16): (%.1f,%.1f) facing %.0f -> (%.1f,%.1f) facing %.0f",
 			ev.Unit, ev.ToFormation, ev.FromFormation, cost, ev.From.Center.X, ev.From.Center.Y, ev.From.Facing, ev.To.Center.X, ev.To.Center.Y, ev.To.Facing)
 	case *ChargeDeclared:

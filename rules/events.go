@@ -65,7 +65,7 @@ var eventRegistry = map[string]eventInfo{
 
 	EvInitiativeTaken:    {1, "A unit took an initiative order: one action, no roll, an enemy within range (C.15).", func() Event { return &InitiativeTaken{} }},
 	EvInitiativeDeclined: {1, "A unit declined initiative to wait for its general's order (C.15).", func() Event { return &InitiativeDeclined{} }},
-	EvUnitReformed:       {1, "A unit changed formation, its command point staying in place (C.16).", func() Event { return &UnitReformed{} }},
+	EvUnitReformed:       {1, "A unit changed formation, its command point staying in place (C.16); in the movement phase, re-forming (M.8), a deployment after its tactical march (M.14) or an M.4 change.", func() Event { return &UnitReformed{} }},
 	EvChargeDeclared:     {1, "A unit charged as an action (C.6, C.9) into contact: the side hit, the leader point's path with its one turn, the placement and the terrain crossed (K.4-K.8). Older events may be pending (no move).", func() Event { return &ChargeDeclared{} }},
 	EvBlunderCarriedOut:  {1, "A unit carried out its blunder-table result (C.5): the move the engine computed, and why it stopped.", func() Event { return &BlunderCarriedOut{} }},
 }
@@ -387,6 +387,9 @@ type UnitReformed struct {
 	Phase        string  `json:"phase,omitempty"`
 	MovementUsed float64 `json:"movement_used,omitempty"`
 	Reordered    bool    `json:"reordered,omitempty"`
+	// AfterMarch: a deployment in the movement phase after the unit's
+	// tactical march, paid with ActionsUsed of its order (M.14, C.16).
+	AfterMarch bool `json:"after_march,omitempty"`
 }
 
 // EventType implements Event.
