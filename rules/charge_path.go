@@ -101,17 +101,27 @@ func judgeCharge(s *State, u, t *Unit, speed float64) (chargeOutcome, *Refusal) 
 	dir := side.B.Sub(side.A).Scale(1 / side.Len())
 	half := (side.Len() + u.Base.Width) / 2 // slide at which only the corners meet
 	first := ""
+	var edge *edgeBreach // F.8: the first placement the zone of a flank march's edge rules out
 	for _, sl := range j.slides(flush, dir, half-geom.MinEdgeContact) {
 		b := flush.Translate(dir.Scale(sl))
 		why, pushes := j.placement(b)
 		if why == "" {
 			tp, ok := j.path(b)
 			if ok {
-				out.to, out.pushed = b, pushes
-				j.finish(&out, tp, side.Mid())
-				return out, nil
+				c := out
+				c.to, c.pushed = b, pushes
+				j.finish(&c, tp, side.Mid())
+				br := s.flankBreach(u.Side, u.Base, j.course(&c))
+				if br == nil {
+					return c, nil
+				}
+				if edge == nil {
+					edge = br
+				}
+				why = fmt.Sprintf("it would come within %s of the %s edge (F.8)", fmtLen(br.limit, m), br.march.Edge)
+			} else {
+				why = fmt.Sprintf("no path with one turn of at most %.0f° round impassable terrain and units reaches it", j.maxTurn)
 			}
-			why = fmt.Sprintf("no path with one turn of at most %.0f° round impassable terrain and units reaches it", j.maxTurn)
 		}
 		if first == "" {
 			first = fmt.Sprintf("slid %s from the middle, %s", fmtLen(math.Abs(sl), m), why)
@@ -119,6 +129,9 @@ func judgeCharge(s *State, u, t *Unit, speed float64) (chargeOutcome, *Refusal) 
 				first = "square in the middle, " + why
 			}
 		}
+	}
+	if edge != nil { // reachable, but only into the zone of a flank march's edge
+		return out, edge.refusal(s, "unit "+u.ID+" charging "+t.ID)
 	}
 	// K.7: only corner-to-corner contact left?
 	for _, sl := range []float64{half, -half} {
@@ -460,6 +473,34 @@ func (j *chargeJudge) leg(p, q geom.Vec, f float64) string {
 		}
 	}
 	return ""
+}
+
+// course is the charger's course on the path out found (F.8): the first
+// leg at its starting facing, the one turn on the spot about the leader
+// point (at the start, the turn point or on contact), the second leg.
+func (j *chargeJudge) course(out *chargeOutcome) []pose {
+	b := j.u.Base
+	var c []pose
+	for i, p := range out.path {
+		f := j.f0
+		if i > out.turnAt || (i == out.turnAt && out.turn == 0) {
+			f = j.f1
+		}
+		where := "on the way"
+		switch {
+		case i == len(out.path)-1:
+			where = "where it ends"
+		case i == 0:
+			where = "at the start"
+		}
+		if i > 0 {
+			c = append(c, pose{Base: geom.AtLeader(b, p, f), Where: where})
+		}
+		if i == out.turnAt && out.turn != 0 {
+			c = append(c, pose{Base: geom.AtLeader(b, p, j.f1), Pivot: p, Turn: out.turn, Where: "turning " + where})
+		}
+	}
+	return c
 }
 
 // finish records the path, the turn and what it crosses (K.5).

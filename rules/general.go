@@ -36,7 +36,8 @@ func (s *State) attachedTo(id string) string {
 
 // decideGeneralMove judges general.move (M.2): an unattached general moves
 // in a straight line up to his full distance this movement phase, stays on
-// the table, and may end by joining a unit of his side he is in base
+// the table and out of the zone of an enemy flank march's edge (F.8), and
+// may end by joining a unit of his side he is in base
 // contact with; he then moves with it.
 func decideGeneralMove(s *State, c *MoveGeneral) ([]Event, *Refusal) {
 	m := s.Measurement
@@ -57,6 +58,10 @@ func decideGeneralMove(s *State, c *MoveGeneral) ([]Event, *Refusal) {
 		return nil, refuse("M.2", "move_too_far", "a general moves %s in the movement phase; %s has %s left, this move is %s",
 			fmtLen(allowed, m), g.ID, fmtMeasured(math.Max(0, allowed-moved), d, m), fmtMeasured(d, allowed-moved, m)).
 			with("distance", d, "allowed", allowed, "moved", moved)
+	}
+	// F.8: a straight line comes nearest an edge at one of its ends.
+	if b := s.flankBreach(g.Side.ID, geom.Base{Center: g.Position}, []pose{{Base: geom.Base{Center: c.To}, Where: "at " + c.To.String()}}); b != nil {
+		return nil, b.refusal(s, "general "+g.ID)
 	}
 	ev := &GeneralMoved{Turn: s.Turn, General: g.ID, Side: g.Side.ID, From: g.Position, To: c.To,
 		Distance: round6(d), Moved: round6(moved + d), Allowed: allowed}

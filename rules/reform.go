@@ -103,8 +103,8 @@ func reformBase(s *State, u *Unit, c *ReformUnit) (geom.Base, *Refusal) {
 
 // checkReformed judges the new base of a formation change: K.3 (table,
 // impassable terrain), K.1 (a friend it was not already touching), the gap
-// to enemies it was not already inside (C.9/K.2), M.7 in the movement phase
-// and M.10 when it pivots.
+// to enemies it was not already inside (C.9/K.2), M.7 in the movement phase,
+// M.10 when it pivots, and F.8 (no nearer the edge of an enemy flank march).
 func checkReformed(s *State, u *Unit, formation string, to geom.Base) *Refusal {
 	rs, m := s.Ruleset, s.Measurement
 	mc := checkFor(s)
@@ -140,7 +140,8 @@ func checkReformed(s *State, u *Unit, formation string, to geom.Base) *Refusal {
 			return r
 		}
 	}
-	return nil
+	// F.8: the new base may not reach nearer an enemy flank march's edge.
+	return s.flankCourseRefusal(u, []pose{{Base: to, Where: "in " + formation}})
 }
 
 // formationTest takes the M.9 test before the change ev when a formed
