@@ -406,6 +406,10 @@ type MovementRules struct {
 	Retreat       RetreatRules       `yaml:"retreat" json:"retreat"`
 }
 
+// LeaderFrontCenter is the K.10 leader point the engine implements: the
+// middle of the front edge (contact.leader_point, [choice]).
+const LeaderFrontCenter = "front_center"
+
 // ContactRules is K.
 type ContactRules struct {
 	Gap                  Distance `yaml:"gap" json:"gap"`
@@ -828,6 +832,9 @@ func (r *Ruleset) Validate() error {
 	dist("contact.gap", r.Contact.Gap)
 	if _, err := geom.ParseArcRule(r.Contact.Arcs); err != nil {
 		bad("contact.arcs: %v", err)
+	}
+	if r.Contact.LeaderPoint != LeaderFrontCenter {
+		bad("contact.leader_point: %q: the engine measures charges from %q, the middle of the front edge (K.10)", r.Contact.LeaderPoint, LeaderFrontCenter)
 	}
 	if c.FollowMe.Actions < 1 {
 		bad("command.follow_me.actions: must be >= 1")
