@@ -69,6 +69,12 @@ func Describe(e Event) string {
 		if ev.Cost > 0 {
 			s += fmt.Sprintf("; cost %.1f of %.1f with turns and terrain", ev.Cost, ev.Allowed)
 		}
+		if ev.StoppedShort {
+			s += fmt.Sprintf("; stopped %g short of %s (C.9: no charge order)", ev.Short, ev.Enemy)
+			if ev.Planned != nil {
+				s += fmt.Sprintf(" on its way to (%.1f,%.1f)", ev.Planned.X, ev.Planned.Y)
+			}
+		}
 		return s
 	case *BattleEnded:
 		return fmt.Sprintf("battle ended in turn %d: %s", ev.Turn, ev.Reason)

@@ -57,7 +57,7 @@ var eventRegistry = map[string]eventInfo{
 	EvPhaseStarted:  {1, "The next phase of the current turn began (T.2-T.4).", func() Event { return &PhaseStarted{} }},
 	EvDiceRolled:    {1, "One roll: counter, purpose, dice, faces, source and who entered them; replay reads it and never rolls again.", func() Event { return &DiceRolled{} }},
 	EvOrderResolved: {1, "An order's roll was read against the general's modified rating: actions granted, failure or blunder (C.2-C.8, C.11, C.12).", func() Event { return &OrderResolved{} }},
-	EvUnitMoved:     {1, "A unit moved with actions of its order (C.6, C.17).", func() Event { return &UnitMoved{} }},
+	EvUnitMoved:     {1, "A unit moved with actions of its order (C.6, C.17), or its normal move in the movement phase (M.3); without a charge order, stopped 1\" short of an enemy its move would have reached (C.9).", func() Event { return &UnitMoved{} }},
 	EvBattleEnded:   {1, "The battle ended: turn limit, umpire or players (T.5).", func() Event { return &BattleEnded{} }},
 	EvDiceCommitted: {1, "The SHA-256 commitment to a dice period's secret seed, recorded before its first roll.", func() Event { return &DiceCommitted{} }},
 	EvDiceSeedAdded: {1, "A player added a seed of their own to the current dice period, before its first roll.", func() Event { return &DiceSeedAdded{} }},
@@ -317,6 +317,13 @@ type UnitMoved struct {
 	// which uses MovementUsed of the unit's normal move (M.4-M.6).
 	Phase        string  `json:"phase,omitempty"`
 	MovementUsed float64 `json:"movement_used,omitempty"`
+	// StoppedShort: without a charge order the move would have come within
+	// Short (the 1" gap) of Enemy, so it stopped there, Short from it, on
+	// its way to Planned; Path and Route are the part it made (C.9).
+	StoppedShort bool      `json:"stopped_short,omitempty"`
+	Enemy        string    `json:"enemy,omitempty"`
+	Short        float64   `json:"short,omitempty"`
+	Planned      *geom.Vec `json:"planned,omitempty"`
 }
 
 // EventType implements Event.
