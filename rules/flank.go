@@ -391,12 +391,6 @@ func (s *State) flankMarchOf(unit string) *FlankMarch {
 	return nil
 }
 
-// waitingOffTable reports whether a unit is a flank marcher not on the table.
-func (s *State) waitingOffTable(unit string) bool {
-	m := s.flankMarchOf(unit)
-	return m != nil && slices.Contains(m.Waiting, unit)
-}
-
 // ViewFor returns a copy of s as viewer may see it (PRODUCT.md principle
 // 6): the umpire sees everything; a side sees its own flank marches' orders
 // but of the others only what the log says openly (edge, commitment, roll)
