@@ -1,3 +1,6 @@
+// Combat outcomes entered at the table (RULES.md T.4, M.5, M.17): the texts
+// give no firing or melee rules, so outcomes are entered, not judged.
+
 package rules
 
 import (
@@ -7,6 +10,114 @@ import (
 
 	"github.com/clubledger/ledger/rules/geom"
 )
+
+// Command names of the combat outcomes entered at the table (T.4).
+const (
+	// CmdUnitFire: a unit fired, as entered at the table (M.5, T.4).
+	CmdUnitFire = "unit.fire"
+	// CmdCombatRecord: a combat outcome entered at the table (T.4, M.17).
+	CmdCombatRecord = "combat.record"
+)
+
+// Event type names of the combat outcomes: persisted forever, never
+// renamed or reused.
+const (
+	EvUnitFired      = "unit.fired"
+	EvCombatRecorded = "combat.recorded"
+)
+
+// FireUnit (unit.fire) records that a unit fired (the texts give no firing
+// rules: the fact is entered). Under movement_table it halves the unit's
+// move this turn (M.5).
+type FireUnit struct {
+	Unit      string `json:"unit"`
+	Target    string `json:"target,omitempty"`
+	EnteredBy string `json:"entered_by,omitempty"`
+	Note      string `json:"note,omitempty"`
+}
+
+// CommandName implements Command.
+func (*FireUnit) CommandName() string { return CmdUnitFire }
+
+// Combat results entered by combat.record (T.4).
+const (
+	ResultCasualties = "casualties" // Markers added (or removed, negative)
+	ResultDisorder   = "disorder"   // the unit becomes disordered (M.8)
+	ResultRetreat    = "retreat"    // it retreats (M.17 for cavalry and horse artillery)
+	ResultRout       = "rout"       // it routs (M.17 likewise)
+	ResultRally      = "rally"      // a disordered, retreating or routed unit is in good order again
+	ResultDestroyed  = "destroyed"  // it is removed
+)
+
+var combatResults = []string{ResultCasualties, ResultDisorder, ResultRetreat, ResultRout, ResultRally, ResultDestroyed}
+
+// RecordCombat (combat.record) enters one combat outcome for a unit (T.4):
+// the texts give no firing or melee rules, so outcomes are entered, not
+// judged, and the ledger keeps the state consistent. Markers adds casualty
+// markers (negative removes) with any result. A retreat or rout moves the
+// unit straight from its centre toward Toward: cavalry and horse artillery
+// go the M.17 distance (a fraction of the fixed distance plus a recorded
+// roll); other units go Distance, as entered. Facing (nil: keep it) is its
+// facing at the end. A unit that would not end wholly on the table leaves it.
+type RecordCombat struct {
+	Unit      string    `json:"unit"`
+	Result    string    `json:"result"`
+	Markers   int       `json:"markers,omitempty"`
+	Toward    *geom.Vec `json:"toward,omitempty"`
+	Distance  float64   `json:"distance,omitempty"`
+	Facing    *float64  `json:"facing,omitempty"`
+	EnteredBy string    `json:"entered_by,omitempty"`
+	Note      string    `json:"note,omitempty"`
+}
+
+// CommandName implements Command.
+func (*RecordCombat) CommandName() string { return CmdCombatRecord }
+
+// UnitFired is unit.fired (M.5, T.4).
+type UnitFired struct {
+	Turn      int    `json:"turn"`
+	Phase     string `json:"phase"`
+	Unit      string `json:"unit"`
+	Target    string `json:"target,omitempty"`
+	EnteredBy string `json:"entered_by,omitempty"`
+	Note      string `json:"note,omitempty"`
+}
+
+// EventType implements Event.
+func (*UnitFired) EventType() string { return EvUnitFired }
+
+// Audience implements Event.
+func (*UnitFired) Audience() string { return AudienceAll }
+
+// CombatRecorded is combat.recorded (T.4): the result entered, the markers
+// and status before and after, and for a retreat or rout the move: Fixed and
+// Fraction with Roll for M.17 (Distance = Fraction x Fixed + roll), else the
+// entered Distance. OffTable: the unit left the table.
+type CombatRecorded struct {
+	Turn          int         `json:"turn"`
+	Phase         string      `json:"phase"`
+	Unit          string      `json:"unit"`
+	Result        string      `json:"result"`
+	MarkersBefore int         `json:"markers_before"`
+	Markers       int         `json:"markers"`
+	StatusBefore  string      `json:"status_before"`
+	Status        string      `json:"status"`
+	From          *geom.Base  `json:"from,omitempty"`
+	To            *geom.Base  `json:"to,omitempty"`
+	Distance      float64     `json:"distance,omitempty"`
+	Fixed         float64     `json:"fixed,omitempty"`
+	Fraction      float64     `json:"fraction,omitempty"`
+	Roll          *RollRecord `json:"roll,omitempty"`
+	OffTable      bool        `json:"off_table,omitempty"`
+	EnteredBy     string      `json:"entered_by,omitempty"`
+	Note          string      `json:"note,omitempty"`
+}
+
+// EventType implements Event.
+func (*CombatRecorded) EventType() string { return EvCombatRecorded }
+
+// Audience implements Event.
+func (*CombatRecorded) Audience() string { return AudienceAll }
 
 // decideFire judges unit.fire: a unit on the table fired (entered, not
 // judged: the texts give no firing rules); a unit off the table may not
@@ -128,4 +239,11 @@ func fmtFraction(f float64) string {
 		return "half"
 	}
 	return fmt.Sprintf("%g", f)
+}
+
+func enteredBy(who string) string {
+	if who == "" {
+		return ""
+	}
+	return " (entered by " + who + ")"
 }

@@ -1,3 +1,6 @@
+// Tactical marches (RULES.md M.11-M.15, seed 000 8.5): a brigade's march,
+// its units' marches and where they end, and brigade order changes.
+
 package rules
 
 import (
@@ -9,6 +12,24 @@ import (
 	"github.com/clubledger/ledger/rules/geom"
 )
 
+// Command names of tactical marches (M.11-M.15).
+const (
+	// CmdMarchDeclare: a brigade starts a tactical march (M.11, M.15).
+	CmdMarchDeclare = "march.declare"
+	// CmdUnitMarch: one unit of a marching brigade marches (M.12, M.13).
+	CmdUnitMarch = "unit.march"
+	// CmdBrigadeOrder: a brigade's order changes (T.6, M.15).
+	CmdBrigadeOrder = "brigade.order"
+)
+
+// Event type names of tactical marches: persisted forever, never renamed
+// or reused.
+const (
+	EvMarchDeclared      = "march.declared"
+	EvUnitMarched        = "unit.marched"
+	EvBrigadeOrderChange = "brigade.order_changed"
+)
+
 // How a brigade came to march (M.15) or its order to change (T.6, M.15).
 const (
 	MarchByAllowance  = "allowance"
@@ -17,38 +38,117 @@ const (
 	OrderByUmpire     = "umpire"
 )
 
+// DeclareMarch (march.declare) starts a brigade's tactical march this turn
+// (M.11): the order allows it and all its units stand in march formations.
+// Within the side's number of marches a turn (M.15) it is granted; beyond
+// it, Initiative asks the brigadier's initiative roll for one more.
+type DeclareMarch struct {
+	Brigade    string `json:"brigade"`
+	Initiative bool   `json:"initiative,omitempty"`
+}
+
+// CommandName implements Command.
+func (*DeclareMarch) CommandName() string { return CmdMarchDeclare }
+
+// MarchUnit (unit.march) marches one unit of a brigade whose march was
+// declared, at the M.12 speed, along a path as unit.move's. A unit that
+// comes within the M.13 distance of an enemy stops there: the engine cuts
+// the path at that point and records it.
+type MarchUnit struct {
+	Unit   string     `json:"unit"`
+	To     geom.Vec   `json:"to"`
+	Facing *float64   `json:"facing,omitempty"`
+	Path   []Waypoint `json:"path,omitempty"`
+}
+
+// CommandName implements Command.
+func (*MarchUnit) CommandName() string { return CmdUnitMarch }
+
+// ChangeBrigadeOrder (brigade.order) changes a brigade's order (T.6): by
+// the brigadier's order-change initiative, a recorded roll (M.15), or by
+// the umpire's word (ByUmpire, no roll).
+type ChangeBrigadeOrder struct {
+	Brigade  string `json:"brigade"`
+	Order    string `json:"order"`
+	ByUmpire bool   `json:"by_umpire,omitempty"`
+}
+
+// CommandName implements Command.
+func (*ChangeBrigadeOrder) CommandName() string { return CmdBrigadeOrder }
+
+// MarchDeclared is march.declared (M.11, M.15). Granted says whether the
+// brigade marches; By is "allowance" (within Limit) or "initiative" (the
+// brigadier's roll, at most AtMost).
+type MarchDeclared struct {
+	Turn    int         `json:"turn"`
+	Side    string      `json:"side"`
+	Brigade string      `json:"brigade"`
+	Order   string      `json:"order"`
+	Limit   int         `json:"limit"`
+	Marches int         `json:"marches"` // brigades marching before this one
+	By      string      `json:"by"`
+	Roll    *RollRecord `json:"roll,omitempty"`
+	AtMost  int         `json:"at_most,omitempty"`
+	Granted bool        `json:"granted"`
+}
+
+// EventType implements Event.
+func (*MarchDeclared) EventType() string { return EvMarchDeclared }
+
+// Audience implements Event.
+func (*MarchDeclared) Audience() string { return AudienceAll }
+
+// UnitMarched is unit.marched (M.12, M.13): Distance is what the march cost
+// (path, turns, difficult terrain), Marched the unit's total this turn, Speed
+// its M.12 speed. Ended: it came within the M.13 distance of Enemy and
+// stopped there (Planned is where it was going).
+type UnitMarched struct {
+	Turn     int        `json:"turn"`
+	Unit     string     `json:"unit"`
+	Brigade  string     `json:"brigade"`
+	From     geom.Base  `json:"from"`
+	To       geom.Base  `json:"to"`
+	Path     []geom.Vec `json:"path,omitempty"`
+	Distance float64    `json:"distance"`
+	Marched  float64    `json:"marched"`
+	Speed    float64    `json:"speed"`
+	Ended    bool       `json:"ended,omitempty"`
+	Enemy    string     `json:"enemy,omitempty"`
+	Planned  *geom.Vec  `json:"planned,omitempty"`
+}
+
+// EventType implements Event.
+func (*UnitMarched) EventType() string { return EvUnitMarched }
+
+// Audience implements Event.
+func (*UnitMarched) Audience() string { return AudienceAll }
+
+// BrigadeOrderChanged is brigade.order_changed (T.6, M.15): By is "umpire"
+// or "initiative"; Changed is false when the initiative roll failed.
+type BrigadeOrderChanged struct {
+	Turn    int         `json:"turn"`
+	Side    string      `json:"side"`
+	Brigade string      `json:"brigade"`
+	From    string      `json:"from"`
+	To      string      `json:"to"`
+	By      string      `json:"by"`
+	Roll    *RollRecord `json:"roll,omitempty"`
+	AtMost  int         `json:"at_most,omitempty"`
+	Changed bool        `json:"changed"`
+}
+
+// EventType implements Event.
+func (*BrigadeOrderChanged) EventType() string { return EvBrigadeOrderChange }
+
+// Audience implements Event.
+func (*BrigadeOrderChanged) Audience() string { return AudienceAll }
+
 // marchSearchSteps is the number of halvings that find where a march comes
 // within the M.13 distance of an enemy: far below measuring precision.
 const marchSearchSteps = 60
 
 // invPhi is the golden ratio's inverse, the step of the golden-section search.
 const invPhi = 0.6180339887498949
-
-// decideHandOver judges movement.hand_over (M.1): the side moving now
-// finishes and the next side in battle order that has not moved takes the
-// movement phase.
-func decideHandOver(s *State, c *HandOverMovement) ([]Event, *Refusal) {
-	if r := s.inProgress(); r != nil {
-		return nil, r
-	}
-	if s.Phase != PhaseMovement {
-		return nil, refuse("T.3", "not_movement_phase", "the movement phase is handed over in the movement phase; it is turn %d, the %s phase of %s", s.Turn, s.Phase, s.Phasing).with("turn", s.Turn)
-	}
-	if r := s.checkMover(c.Side); r != nil {
-		return nil, r
-	}
-	next := ""
-	for id := s.nextSide(c.Side); id != s.Phasing; id = s.nextSide(id) {
-		if !slices.Contains(s.TurnBook.MovedSides, id) {
-			next = id
-			break
-		}
-	}
-	if next == "" {
-		return nil, refuse("M.1", "all_moved", "every side has moved in this movement phase: end it with phase.end")
-	}
-	return []Event{&MovementHandedOver{Turn: s.Turn, From: c.Side, To: next}}, nil
-}
 
 // marchLimit is the number of brigades a side may march a turn (M.15): by
 // its nation, plus the gifted C-in-C's bonus.

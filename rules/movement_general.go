@@ -2,9 +2,36 @@ package rules
 
 import (
 	"math"
+	"slices"
 
 	"github.com/clubledger/ledger/rules/geom"
 )
+
+// decideHandOver judges movement.hand_over (M.1): the side moving now
+// finishes and the next side in battle order that has not moved takes the
+// movement phase.
+func decideHandOver(s *State, c *HandOverMovement) ([]Event, *Refusal) {
+	if r := s.inProgress(); r != nil {
+		return nil, r
+	}
+	if s.Phase != PhaseMovement {
+		return nil, refuse("T.3", "not_movement_phase", "the movement phase is handed over in the movement phase; it is turn %d, the %s phase of %s", s.Turn, s.Phase, s.Phasing).with("turn", s.Turn)
+	}
+	if r := s.checkMover(c.Side); r != nil {
+		return nil, r
+	}
+	next := ""
+	for id := s.nextSide(c.Side); id != s.Phasing; id = s.nextSide(id) {
+		if !slices.Contains(s.TurnBook.MovedSides, id) {
+			next = id
+			break
+		}
+	}
+	if next == "" {
+		return nil, refuse("M.1", "all_moved", "every side has moved in this movement phase: end it with phase.end")
+	}
+	return []Event{&MovementHandedOver{Turn: s.Turn, From: c.Side, To: next}}, nil
+}
 
 // generalInMovement checks a general's movement-phase command: the battle
 // is in its movement phase (M.2: unattached generals move only then) and

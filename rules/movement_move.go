@@ -336,6 +336,3 @@ func decideNormalMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 	fillMoved(ev, c.Path, p, left)
 	return []Event{ev}, nil
 }
-
-// round6 keeps recorded distances readable without changing any decision.
-func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
