@@ -4,7 +4,11 @@
 
 package rules
 
-import "github.com/clubledger/ledger/rules/geom"
+import (
+	"fmt"
+
+	"github.com/clubledger/ledger/rules/geom"
+)
 
 // Command names of the battle's life cycle (T.1, T.5).
 const (
@@ -256,3 +260,87 @@ func (*BattleEnded) EventType() string { return EvBattleEnded }
 
 // Audience implements Event.
 func (*BattleEnded) Audience() string { return AudienceAll }
+
+// applyBattle folds the events of the battle's life cycle.
+func applyBattle(s *State, e Event) {
+	switch ev := e.(type) {
+	case *BattleCreated:
+		s.Battle, s.Campaign, s.Name = ev.Battle, ev.Campaign, ev.Name
+		s.Measurement, s.Table = ev.Measurement, ev.Table
+		s.Ruleset = ev.Ruleset
+		s.Terrain = ev.Terrain
+		s.Victory.Objectives = ev.Objectives
+		s.FirstSide, s.TurnLimit = ev.FirstSide, ev.TurnLimit
+		s.Sides = nil
+		for _, sd := range ev.Sides {
+			s.Sides = append(s.Sides, Side{ID: sd.ID, Name: sd.Name, Nation: sd.Nation, Player: sd.Player})
+		}
+		s.Status = StatusSetup
+	case *ArmyDeployed:
+		sd := s.side(ev.Side)
+		if sd == nil {
+			return
+		}
+		ci := ev.CInC
+		sd.CInC = &ci
+		sd.Brigades = nil
+		for _, b := range ev.Brigades {
+			br := Brigade{ID: b.ID, Name: b.Name, Order: b.Order, General: b.General}
+			for _, u := range b.Units {
+				br.Units = append(br.Units, u.ID)
+				s.Units[u.ID] = &Unit{ID: u.ID, Name: u.Name, Side: ev.Side, Brigade: b.ID, Type: u.Type,
+					Formation: u.Formation, Base: u.Base, Markers: u.Markers, Status: UnitOK}
+			}
+			sd.Brigades = append(sd.Brigades, br)
+		}
+		sd.Deployed = true
+		all := len(s.Sides) > 0
+		for _, x := range s.Sides {
+			all = all && x.Deployed
+		}
+		if all && s.Status == StatusSetup {
+			s.Status = StatusDeployed
+		}
+	case *BattleStarted:
+		s.Status = StatusInProgress
+		if ev.FirstSide != "" {
+			s.FirstSide = ev.FirstSide
+		}
+	case *TurnStarted:
+		s.Turn, s.Phasing, s.Phase = ev.Turn, ev.Side, ev.Phase
+		s.TurnBook = TurnBook{}
+	case *PhaseEnded:
+		// The next event (phase.started, turn.started or battle.ended) says what follows.
+	case *PhaseStarted:
+		s.Phase = ev.Phase
+	case *BattleEnded:
+		s.Status = StatusEnded
+		s.EndReason = ev.Reason
+	}
+}
+
+// describeBattle says the events of the battle's life cycle in words.
+func describeBattle(e Event) string {
+	switch ev := e.(type) {
+	case *BattleCreated:
+		return fmt.Sprintf("battle %q created: %gx%g %s table, %d sides, %s first, turn limit %d, ruleset %s v%d",
+			firstNonEmpty(ev.Name, ev.Battle), ev.Table.Width, ev.Table.Depth, ev.Measurement, len(ev.Sides), ev.FirstSide, ev.TurnLimit, ev.Ruleset.Name, ev.Ruleset.Version)
+	case *ArmyDeployed:
+		units := 0
+		for _, b := range ev.Brigades {
+			units += len(b.Units)
+		}
+		return fmt.Sprintf("%s deployed: C-in-C %s (rating %d), %d brigades, %d units", ev.Side, ev.CInC.ID, ev.CInC.Rating, len(ev.Brigades), units)
+	case *BattleStarted:
+		return fmt.Sprintf("battle started; %s has the first turn", ev.FirstSide)
+	case *TurnStarted:
+		return fmt.Sprintf("turn %d: the %s phase of %s", ev.Turn, ev.Phase, ev.Side)
+	case *PhaseEnded:
+		return fmt.Sprintf("turn %d: the %s phase of %s ended", ev.Turn, ev.Phase, ev.Side)
+	case *PhaseStarted:
+		return fmt.Sprintf("turn %d: the %s phase of %s", ev.Turn, ev.Phase, ev.Side)
+	case *BattleEnded:
+		return fmt.Sprintf("battle ended in turn %d: %s", ev.Turn, ev.Reason)
+	}
+	return ""
+}

@@ -73,10 +73,6 @@ func (*ChargeDeclared) EventType() string { return EvChargeDeclared }
 // Audience implements Event.
 func (*ChargeDeclared) Audience() string { return AudienceAll }
 
-func init() {
-	eventRegistry[EvChargePushedBack] = eventInfo{1, "An enemy unit a charger ended touching, other than its target, moved back the gap (1\") if the room behind it allowed, else as far as the room allowed (K.9).", func() Event { return &ChargePushedBack{} }}
-}
-
 // ChargePushedBack is charge.pushed_back: a charge (the charge.declared just
 // before it) ended touching Unit, an enemy it did not charge, which moved
 // From -> To, Distance in the battle's unit: the whole gap when Full, else
@@ -160,9 +156,23 @@ func decideCharge(s *State, c *ChargeUnit) ([]Event, *Refusal) {
 	return evs, nil
 }
 
-// applyCharge applies the charge events of this file.
+// applyCharge folds the charge events.
 func applyCharge(s *State, e Event) {
-	if ev, ok := e.(*ChargePushedBack); ok {
+	switch ev := e.(type) {
+	case *ChargeDeclared:
+		u := s.Units[ev.Unit]
+		if u == nil {
+			return
+		}
+		if ev.Contact {
+			u.Base = ev.To
+			s.followUnit(ev.Unit)
+		}
+		ut := s.TurnBook.unit(ev.Unit)
+		ut.ActionsLeft -= ev.ActionsUsed
+		ut.MoveActions += ev.ActionsUsed
+		ut.Charged = ev.Target
+	case *ChargePushedBack:
 		if u := s.Units[ev.Unit]; u != nil {
 			u.Base = ev.To
 			s.followUnit(ev.Unit)
@@ -170,7 +180,7 @@ func applyCharge(s *State, e Event) {
 	}
 }
 
-// describeCharge describes the charge events, or returns "".
+// describeCharge says the charge events in words.
 func describeCharge(e Event) string {
 	switch ev := e.(type) {
 	case *ChargePushedBack:
@@ -181,8 +191,12 @@ func describeCharge(e Event) string {
 		return fmt.Sprintf("%s, touched by %s's charge on %s, moved back %.2f (%s, K.9): (%.1f,%.1f) -> (%.1f,%.1f)",
 			ev.Unit, ev.Charger, ev.Target, ev.Distance, how, ev.From.Center.X, ev.From.Center.Y, ev.To.Center.X, ev.To.Center.Y)
 	case *ChargeDeclared:
-		if !ev.Contact || len(ev.Path) == 0 {
-			return "" // pending, or recorded before the charge rules: describe.go
+		if !ev.Contact || len(ev.Path) == 0 { // pending, or recorded before the charge rules
+			if ev.Contact {
+				return fmt.Sprintf("%s charged %s using %s: %.1f of %.1f reach into contact with its %s (C.9): (%.1f,%.1f) facing %.0f",
+					ev.Unit, ev.Target, plural(ev.ActionsUsed, "action", "actions"), ev.Distance, ev.Reach, ev.Side, ev.To.Center.X, ev.To.Center.Y, ev.To.Facing)
+			}
+			return fmt.Sprintf("%s declared a charge on %s using %s; contact pending the charge rules: %s", ev.Unit, ev.Target, plural(ev.ActionsUsed, "action", "actions"), ev.Reason)
 		}
 		s := fmt.Sprintf("%s charged the %s of %s using %s (C.9, K.4-K.8): %.2f from its leader point (reach %.1f); path %.1f",
 			ev.Unit, arcName(ev.Side), ev.Target, plural(ev.ActionsUsed, "action", "actions"), ev.Measured, ev.Reach, ev.Distance)

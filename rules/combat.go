@@ -247,3 +247,63 @@ func enteredBy(who string) string {
 	}
 	return " (entered by " + who + ")"
 }
+
+// applyCombat folds the combat outcomes entered at the table.
+func applyCombat(s *State, e Event) {
+	tb := &s.TurnBook
+	switch ev := e.(type) {
+	case *UnitFired:
+		tb.unit(ev.Unit).Fired = true
+	case *CombatRecorded:
+		u := s.Units[ev.Unit]
+		if u == nil {
+			return
+		}
+		u.Markers, u.Status = ev.Markers, ev.Status
+		if ev.To != nil {
+			u.Base = *ev.To
+			s.followUnit(ev.Unit)
+		}
+		if ev.Status == UnitDisordered && ev.StatusBefore != UnitDisordered {
+			u.DisorderedTurn, u.DisorderedPhase = ev.Turn, ev.Phase
+		}
+		if ev.Status != UnitDisordered {
+			u.DisorderedTurn, u.DisorderedPhase = 0, ""
+		}
+		if !u.active() {
+			s.detachFrom(ev.Unit)
+		}
+	}
+}
+
+// describeCombat says the combat outcomes in words.
+func describeCombat(e Event) string {
+	switch ev := e.(type) {
+	case *UnitFired:
+		s := fmt.Sprintf("%s fired", ev.Unit)
+		if ev.Target != "" {
+			s += " at " + ev.Target
+		}
+		return s + enteredBy(ev.EnteredBy) + " (M.5: half move in a movement phase under movement_table)"
+	case *CombatRecorded:
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %s", ev.Unit, ev.Result)
+		if ev.Markers != ev.MarkersBefore {
+			fmt.Fprintf(&b, ", markers %d -> %d", ev.MarkersBefore, ev.Markers)
+		}
+		if ev.To != nil {
+			if ev.Roll != nil {
+				fmt.Fprintf(&b, ", %.1f (%g x %g + %d rolled, M.17)", ev.Distance, ev.Fraction, ev.Fixed, ev.Roll.Total)
+			} else {
+				fmt.Fprintf(&b, ", %.1f as entered", ev.Distance)
+			}
+			fmt.Fprintf(&b, " to (%.1f,%.1f)", ev.To.Center.X, ev.To.Center.Y)
+		}
+		if ev.Status != ev.StatusBefore {
+			fmt.Fprintf(&b, ", %s -> %s", ev.StatusBefore, ev.Status)
+		}
+		b.WriteString(enteredBy(ev.EnteredBy))
+		return b.String()
+	}
+	return ""
+}

@@ -6,7 +6,13 @@
 
 package rules
 
-import "github.com/clubledger/ledger/rules/geom"
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/clubledger/ledger/rules/geom"
+)
 
 // Command names of the command phase (C).
 const (
@@ -282,4 +288,110 @@ func moveAllowance(s *State, u *Unit, ut UnitTurn, actions int) (per float64, la
 			with("max_moves", maxPerTurn, "moves_made", ut.MoveActions, "actions", actions)
 	}
 	return per, label, nil
+}
+
+// applyCommand folds the events of the command phase: orders, initiative,
+// blunders.
+func applyCommand(s *State, e Event) {
+	switch ev := e.(type) {
+	case *OrderResolved:
+		tb := &s.TurnBook
+		if ev.ClosedGeneral != "" {
+			cg := tb.general(ev.ClosedGeneral)
+			if !cg.Done {
+				cg.Done, cg.Reason = true, "C.10"
+			}
+		}
+		tb.CurrentGeneral = ev.General
+		g := tb.general(ev.General)
+		g.Orders++
+		if ev.GeneralDone {
+			g.Done, g.Reason = true, "C.4"
+		}
+		if ev.Special != "" {
+			g.Done, g.Reason = true, specialRule(ev.Special)
+		}
+		if ev.OrdersClosed {
+			tb.OrdersClosed = true
+		}
+		tb.InitiativeClosed = true
+		for _, id := range ev.InitiativeForfeited {
+			tb.unit(id).ActionsLeft = 0
+		}
+		if ev.Attached != "" {
+			s.attach(ev.General, ev.Attached)
+			if u := s.Units[ev.Attached]; u != nil {
+				u.Markers -= ev.MarkersRemoved
+			}
+		}
+		for _, id := range ev.Units {
+			ut := tb.unit(id)
+			ut.Orders++
+			if ev.Outcome == OutcomeActions || ev.Outcome == OutcomeSuccess {
+				ut.ActionsGranted += ev.Actions
+				ut.ActionsLeft += ev.Actions
+				if ev.Content.Action == ActionCharge || (ev.Special == SpecialFollowMe && ev.Outcome == OutcomeSuccess) {
+					ut.MayCharge = true
+				}
+				continue
+			}
+			ut.Failed = true
+			ut.Blundered = ev.Outcome == OutcomeBlunder
+			if slices.Contains(ev.FailedMoves, id) {
+				ut.FailedMoves = ev.FailedMoveActions
+			}
+		}
+	case *InitiativeTaken:
+		ut := s.TurnBook.unit(ev.Unit)
+		ut.Initiative, ut.InitiativeAction, ut.InitiativeFormation = true, ev.Content.Action, ev.Content.Formation
+		ut.ActionsGranted += ev.Actions
+		ut.ActionsLeft += ev.Actions
+		if ev.Content.Action == ActionCharge {
+			ut.MayCharge = true
+		}
+	case *InitiativeDeclined:
+		s.TurnBook.unit(ev.Unit).Declined = true
+	case *BlunderCarriedOut:
+		if u := s.Units[ev.Unit]; u != nil {
+			u.Base = ev.To
+			s.followUnit(ev.Unit)
+		}
+	}
+}
+
+// describeCommand says the events of the command phase in words.
+func describeCommand(e Event) string {
+	switch ev := e.(type) {
+	case *OrderResolved:
+		if ev.Summary != "" {
+			return fmt.Sprintf("%s orders %s: %s", ev.General, strings.Join(ev.Units, ", "), ev.Summary)
+		}
+		return fmt.Sprintf("%s orders %s: %s, %d actions", ev.General, strings.Join(ev.Units, ", "), ev.Outcome, ev.Actions)
+	case *InitiativeTaken:
+		what := ev.Content.Action
+		if ev.Content.Formation != "" {
+			what += " to " + ev.Content.Formation
+		}
+		if ev.Content.Target != "" {
+			what += " " + ev.Content.Target
+		}
+		return fmt.Sprintf("%s takes initiative (C.15): %s to %s, no roll; enemy %s is %.1f away, within %g", ev.Unit, plural(ev.Actions, "action", "actions"), what, ev.Enemy, ev.Distance, ev.Range)
+	case *InitiativeDeclined:
+		return fmt.Sprintf("%s declines initiative and waits for its general (C.15)", ev.Unit)
+	case *BlunderCarriedOut:
+		s := fmt.Sprintf("%s blundered (C.5, table %d: %s)", ev.Unit, ev.Roll, ev.Result)
+		switch {
+		case ev.Contact:
+			s += fmt.Sprintf(": charged %s, %.1f into contact", ev.Target, ev.Distance)
+		case ev.Result == BlunderHold:
+			s += ": stands still"
+		default:
+			s += fmt.Sprintf(": moved %.1f of %.1f, (%.1f,%.1f) -> (%.1f,%.1f)", ev.Distance, ev.Planned, ev.From.Center.X, ev.From.Center.Y, ev.To.Center.X, ev.To.Center.Y)
+		}
+		if ev.Stopped != "" {
+			s += "; " + ev.Stopped
+		}
+		return s
+	}
+	return ""
 }

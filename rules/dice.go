@@ -419,6 +419,7 @@ func applyDice(s *State, e Event) {
 			}
 		}
 	case *DiceRolled:
+		s.RollCounter = ev.Counter
 		if ev.Source == SourceDigital {
 			b.Rolled = true
 		}
@@ -428,6 +429,16 @@ func applyDice(s *State, e Event) {
 // describeDice says a dice event in words.
 func describeDice(e Event) string {
 	switch ev := e.(type) {
+	case *DiceRolled:
+		vals := make([]string, len(ev.Values))
+		for i, v := range ev.Values {
+			vals[i] = fmt.Sprint(v)
+		}
+		src := ev.Source
+		if ev.EnteredBy != "" {
+			src += " by " + ev.EnteredBy
+		}
+		return fmt.Sprintf("roll #%d %dD%d = %s (%s) for %s", ev.Counter, ev.Count, ev.Sides, strings.Join(vals, "+"), src, ev.Purpose)
 	case *DiceCommitted:
 		return fmt.Sprintf("dice period %s committed: %s %.16s…", ev.Period, ev.Scheme, ev.Commitment)
 	case *DiceSeedAdded:

@@ -67,30 +67,6 @@ const (
 	DisputeStatusDismissed = "dismissed"
 )
 
-func init() {
-	for k, v := range map[string]func() Command{
-		CmdRetractRequest: func() Command { return &RequestRetract{} },
-		CmdRetractAgree:   func() Command { return &AgreeRetract{} },
-		CmdRetractDecline: func() Command { return &DeclineRetract{} },
-		CmdDisputeRaise:   func() Command { return &RaiseDispute{} },
-		CmdDisputeUphold:  func() Command { return &UpholdDispute{} },
-		CmdDisputeDismiss: func() Command { return &DismissDispute{} },
-	} {
-		commandFactories[k] = v
-	}
-	for k, v := range map[string]eventInfo{
-		EvRetractRequested: {1, "A player asked to take back their last command (no die rolled since); what it would restore, and what the command left, are recorded. The opponent agrees or declines.", func() Event { return &RetractRequested{} }},
-		EvRetractDeclined:  {1, "A retraction request was declined by the opponent or withdrawn; nothing changes.", func() Event { return &RetractDeclined{} }},
-		EvCommandRetracted: {1, "A command was taken back with the opponent's agreement: its events stay in the log, and this compensating event restores exactly what they changed (units, generals, the turn's actions).", func() Event { return &CommandRetracted{} }},
-		EvDisputeRaised:    {1, "A player disputed an event of the battle, with a reason; the umpire rules on it.", func() Event { return &DisputeRaised{} }},
-		EvDisputeUpheld:    {1, "The umpire upheld a dispute, with a ruling; the corrections that follow point at the disputed event, which stays in the log.", func() Event { return &DisputeUpheld{} }},
-		EvDisputeDismissed: {1, "The umpire dismissed a dispute, with a ruling; nothing changes.", func() Event { return &DisputeDismissed{} }},
-		EvUnitCorrected:    {1, "The umpire corrected a unit (base, formation, markers, status, actions left) as an upheld dispute ruled; the values before are recorded.", func() Event { return &UnitCorrected{} }},
-	} {
-		eventRegistry[k] = v
-	}
-}
-
 // IsDisputeCommand reports whether name is a retraction or dispute command:
 // such commands are not "the last command" a player may retract, and they
 // reach the rules after the battle has ended too (disputes are taken then;

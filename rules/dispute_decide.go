@@ -14,39 +14,36 @@ import (
 // maxText bounds a reason or a ruling.
 const maxText = 2000
 
-func decideDispute(s *State, cmd Command) ([]Event, *Refusal) {
-	switch cmd.(type) {
-	case *RequestRetract, *AgreeRetract:
-		if s.Status == StatusEnded {
-			return nil, refuse("T.5", "battle_ended", "the battle has ended (%s): a command is no longer taken back; raise a dispute", s.EndReason)
-		}
+// retractOpen refuses a retraction once the battle has ended: from then on
+// a command is disputed, not taken back.
+func retractOpen(s *State) *Refusal {
+	if s.Status == StatusEnded {
+		return refuse("T.5", "battle_ended", "the battle has ended (%s): a command is no longer taken back; raise a dispute", s.EndReason)
 	}
-	switch c := cmd.(type) {
-	case *RequestRetract:
-		return decideRetractRequest(s, c)
-	case *AgreeRetract:
-		return decideRetractAgree(s, c)
-	case *DeclineRetract:
-		r := s.Disputes.retract(c.Request)
-		if r == nil || r.Status != RetractPending {
-			return nil, noPending(s, c.Request)
-		}
-		if len(c.Reason) > maxText {
-			return nil, refuse(RuleRetract, "long_reason", "a reason is at most %d characters; %d given", maxText, len(c.Reason))
-		}
-		return []Event{&RetractDeclined{Request: r.N, CommandID: r.CommandID, Reason: strings.TrimSpace(c.Reason)}}, nil
-	case *RaiseDispute:
-		return decideRaise(s, c)
-	case *UpholdDispute:
-		return decideUphold(s, c)
-	case *DismissDispute:
-		d, r := openDispute(s, c.Dispute, c.Ruling)
-		if r != nil {
-			return nil, r
-		}
-		return []Event{&DisputeDismissed{Dispute: d.N, EventVersion: d.EventVersion, DisputedType: d.EventType, Ruling: strings.TrimSpace(c.Ruling)}}, nil
+	return nil
+}
+
+// decideRetractDecline judges command.retract_decline: the opponent
+// declines, or the requester withdraws; nothing changes.
+func decideRetractDecline(s *State, c *DeclineRetract) ([]Event, *Refusal) {
+	r := s.Disputes.retract(c.Request)
+	if r == nil || r.Status != RetractPending {
+		return nil, noPending(s, c.Request)
 	}
-	return nil, refuse(RuleInput, "unknown_command", "unknown command %q", cmd.CommandName())
+	if len(c.Reason) > maxText {
+		return nil, refuse(RuleRetract, "long_reason", "a reason is at most %d characters; %d given", maxText, len(c.Reason))
+	}
+	return []Event{&RetractDeclined{Request: r.N, CommandID: r.CommandID, Reason: strings.TrimSpace(c.Reason)}}, nil
+}
+
+// decideDismiss judges dispute.dismiss: the umpire dismisses an open
+// dispute with a ruling; nothing changes.
+func decideDismiss(s *State, c *DismissDispute) ([]Event, *Refusal) {
+	d, r := openDispute(s, c.Dispute, c.Ruling)
+	if r != nil {
+		return nil, r
+	}
+	return []Event{&DisputeDismissed{Dispute: d.N, EventVersion: d.EventVersion, DisputedType: d.EventType, Ruling: strings.TrimSpace(c.Ruling)}}, nil
 }
 
 func noPending(s *State, n int) *Refusal {
@@ -57,6 +54,9 @@ func noPending(s *State, n int) *Refusal {
 }
 
 func decideRetractRequest(s *State, c *RequestRetract) ([]Event, *Refusal) {
+	if r := retractOpen(s); r != nil {
+		return nil, r
+	}
 	f := c.Facts
 	switch {
 	case strings.TrimSpace(c.CommandID) == "":
@@ -117,6 +117,9 @@ func decideRetractRequest(s *State, c *RequestRetract) ([]Event, *Refusal) {
 }
 
 func decideRetractAgree(s *State, c *AgreeRetract) ([]Event, *Refusal) {
+	if r := retractOpen(s); r != nil {
+		return nil, r
+	}
 	r := s.Disputes.retract(c.Request)
 	if r == nil || r.Status != RetractPending {
 		return nil, noPending(s, c.Request)

@@ -51,27 +51,6 @@ const (
 	EvFlankRallied       = "flank.rallied"
 )
 
-func init() {
-	for k, v := range map[string]func() Command{
-		CmdFlankDeclare:     func() Command { return &DeclareFlankMarch{} },
-		CmdFlankChooseEntry: func() Command { return &ChooseFlankEntry{} },
-		CmdFlankEnter:       func() Command { return &EnterFlank{} },
-		CmdFlankRally:       func() Command { return &RallyFlankMarcher{} },
-	} {
-		commandFactories[k] = v
-	}
-	for k, v := range map[string]eventInfo{
-		EvFlankDeclared:      {1, "A flank march declared openly by its table edge only, with the commitment (SHA-256) to its sealed orders and the arrival roll: the turn it may enter, where, or lost (F.1, F.2, F.8).", func() Event { return &FlankDeclared{} }},
-		EvFlankFightResolved: {1, "Two sides' flank marches met on one edge: their sizes, by how much the larger outnumbers the smaller, the mutual-flank-march table's result and each march's new arrival (F.10).", func() Event { return &FlankFightResolved{} }},
-		EvFlankEntryChosen:   {1, "The opponent chose the point of the edge where a flank march arriving at the opponent's choice enters (F.4).", func() Event { return &FlankEntryChosen{} }},
-		EvFlankRevealed:      {1, "A flank march's sealed orders revealed, as the exact text its commitment hashes: when it arrives (its units join off the table) or, if it never did, when the battle ends (F.1, F.9).", func() Event { return &FlankRevealed{} }},
-		EvFlankUnitEntered:   {1, "A flank-marching unit came on at its march's entry point and moved at full speed (F.3, F.5).", func() Event { return &FlankUnitEntered{} }},
-		EvFlankRallied:       {1, "A flank marcher that left the table was rallied off it and waits to enter again with its march (F.7).", func() Event { return &FlankRallied{} }},
-	} {
-		eventRegistry[k] = v
-	}
-}
-
 // Entry kinds of the F.2 arrival table (flank_march.arrival.entries[].entry).
 const (
 	EntryOrdered        = "ordered"

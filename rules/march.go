@@ -446,3 +446,76 @@ func decideBrigadeOrder(s *State, c *ChangeBrigadeOrder, dice Dice) ([]Event, *R
 	ev.Changed = roll.Total <= tm.BrigadierInitiative.AtMost
 	return append(evs, ev), nil, nil
 }
+
+// applyMarch folds the events of tactical marches.
+func applyMarch(s *State, e Event) {
+	tb := &s.TurnBook
+	switch ev := e.(type) {
+	case *MarchDeclared:
+		if ev.By == MarchByInitiative {
+			if tb.MarchTries == nil {
+				tb.MarchTries = map[string]bool{}
+			}
+			tb.MarchTries[ev.Brigade] = true
+		}
+		if ev.Granted {
+			if tb.Marches == nil {
+				tb.Marches = map[string]string{}
+			}
+			tb.Marches[ev.Brigade] = ev.By
+		}
+	case *UnitMarched:
+		u := s.Units[ev.Unit]
+		if u == nil {
+			return
+		}
+		u.Base = ev.To
+		s.followUnit(ev.Unit)
+		ut := tb.unit(ev.Unit)
+		ut.Marched = ev.Marched
+		ut.MarchEnded = ut.MarchEnded || ev.Ended
+	case *BrigadeOrderChanged:
+		if ev.By == OrderByInitiative {
+			if tb.OrderTries == nil {
+				tb.OrderTries = map[string]bool{}
+			}
+			tb.OrderTries[ev.Brigade] = true
+		}
+		if b, _ := s.brigade(ev.Brigade); b != nil && ev.Changed {
+			b.Order = ev.To
+		}
+	}
+}
+
+// describeMarch says the events of tactical marches in words.
+func describeMarch(e Event) string {
+	switch ev := e.(type) {
+	case *MarchDeclared:
+		s := fmt.Sprintf("brigade %s (%s order) ", ev.Brigade, ev.Order)
+		switch {
+		case ev.By == MarchByAllowance:
+			s += fmt.Sprintf("marches: %d of %d tactical marches this turn for %s (M.15)", ev.Marches+1, ev.Limit, ev.Side)
+		case ev.Granted:
+			s += fmt.Sprintf("marches by its brigadier's initiative: rolled %d, at most %d (M.15)", rollTotal(ev.Roll), ev.AtMost)
+		default:
+			s += fmt.Sprintf("may not march: brigadier's initiative rolled %d, above %d (M.15)", rollTotal(ev.Roll), ev.AtMost)
+		}
+		return s
+	case *UnitMarched:
+		s := fmt.Sprintf("%s marched %.1f (%.1f of %.1f this turn, M.12): (%.1f,%.1f) -> (%.1f,%.1f) facing %.0f",
+			ev.Unit, ev.Distance, ev.Marched, ev.Speed, ev.From.Center.X, ev.From.Center.Y, ev.To.Center.X, ev.To.Center.Y, ev.To.Facing)
+		if ev.Ended {
+			s += fmt.Sprintf("; its march ended within reach of %s (M.13)", ev.Enemy)
+		}
+		return s
+	case *BrigadeOrderChanged:
+		switch {
+		case ev.By == OrderByUmpire:
+			return fmt.Sprintf("the umpire changed brigade %s's order from %s to %s (T.6)", ev.Brigade, ev.From, ev.To)
+		case ev.Changed:
+			return fmt.Sprintf("brigade %s's order changed from %s to %s by its brigadier's initiative: rolled %d, at most %d (M.15)", ev.Brigade, ev.From, ev.To, rollTotal(ev.Roll), ev.AtMost)
+		}
+		return fmt.Sprintf("brigade %s stays under %s: its brigadier's initiative for %s rolled %d, above %d (M.15)", ev.Brigade, ev.From, ev.To, rollTotal(ev.Roll), ev.AtMost)
+	}
+	return ""
+}

@@ -235,64 +235,57 @@ func (*GeneralDetached) EventType() string { return EvGeneralDetached }
 // Audience implements Event.
 func (*GeneralDetached) Audience() string { return AudienceAll }
 
-func init() {
-	for k, v := range map[string]eventInfo{
-		EvMovementHandedOver: {1, "The side moving in the movement phase finished; the next side moves (M.1).", func() Event { return &MovementHandedOver{} }},
-		EvMarchDeclared:      {1, "A brigade's tactical march this turn: granted within the nation's number (M.15) or by a brigadier's initiative roll, or that roll failed (M.11, M.15).", func() Event { return &MarchDeclared{} }},
-		EvUnitMarched:        {1, "A unit of a marching brigade marched (M.12); stopped where it came within the M.13 distance of an enemy.", func() Event { return &UnitMarched{} }},
-		EvBrigadeOrderChange: {1, "A brigade's order changed by the umpire, or a brigadier's order-change initiative roll (T.6, M.15) succeeded or failed.", func() Event { return &BrigadeOrderChanged{} }},
-		EvGeneralMoved:       {1, "An unattached general moved in the movement phase, and perhaps joined a unit (M.2).", func() Event { return &GeneralMoved{} }},
-		EvGeneralDetached:    {1, "An attached general left his unit in the movement phase (M.2).", func() Event { return &GeneralDetached{} }},
-		EvUnitFired:          {1, "A unit fired, as entered at the table (M.5, T.4).", func() Event { return &UnitFired{} }},
-		EvCombatRecorded:     {1, "A combat outcome entered at the table: casualty markers, disorder, retreat or rout (M.17 distance), rally, destruction (T.4).", func() Event { return &CombatRecorded{} }},
-		EvFormationTested:    {1, "A unit changing formation near a formed close-order enemy took the formation test (M.9); on a failure it stays as it was.", func() Event { return &FormationTested{} }},
-	} {
-		eventRegistry[k] = v
-	}
-}
-
-// applyMovement folds the events of the movement phase, generals and
-// combat outcomes. Like Apply it never fails: facts that do not fit the
-// state change what they can.
+// applyMovement folds the events of moves, formation changes and generals.
+// Like Apply it never fails: facts that do not fit the state change what
+// they can.
 func applyMovement(s *State, e Event) {
 	tb := &s.TurnBook
 	switch ev := e.(type) {
-	case *MovementHandedOver:
-		tb.MovedSides = append(tb.MovedSides, ev.From)
-		tb.Mover = ev.To
-	case *MarchDeclared:
-		if ev.By == MarchByInitiative {
-			if tb.MarchTries == nil {
-				tb.MarchTries = map[string]bool{}
-			}
-			tb.MarchTries[ev.Brigade] = true
-		}
-		if ev.Granted {
-			if tb.Marches == nil {
-				tb.Marches = map[string]string{}
-			}
-			tb.Marches[ev.Brigade] = ev.By
-		}
-	case *UnitMarched:
+	case *UnitMoved:
 		u := s.Units[ev.Unit]
 		if u == nil {
 			return
 		}
 		u.Base = ev.To
 		s.followUnit(ev.Unit)
+		ut := s.TurnBook.unit(ev.Unit)
+		if ev.Phase == PhaseMovement {
+			ut.MovementUsed += ev.MovementUsed
+			ut.NormalMoved = true
+			return
+		}
+		ut.MoveActions += ev.ActionsUsed
+		if ev.FailedMove {
+			ut.FailedMoves -= ev.ActionsUsed
+		} else {
+			ut.ActionsLeft -= ev.ActionsUsed
+		}
+	case *UnitReformed:
+		u := s.Units[ev.Unit]
+		if u == nil {
+			return
+		}
+		u.Formation, u.Base = ev.ToFormation, ev.To
+		s.followUnit(ev.Unit)
+		if ev.Reordered {
+			u.Status, u.DisorderedTurn, u.DisorderedPhase = UnitOK, 0, ""
+		}
+		ut := s.TurnBook.unit(ev.Unit)
+		if ev.Phase == PhaseMovement && !ev.AfterMarch {
+			ut.MovementUsed += ev.MovementUsed
+			return
+		}
+		ut.ActionsLeft -= ev.ActionsUsed
+		ut.Reforms++
+	case *FormationTested:
 		ut := tb.unit(ev.Unit)
-		ut.Marched = ev.Marched
-		ut.MarchEnded = ut.MarchEnded || ev.Ended
-	case *BrigadeOrderChanged:
-		if ev.By == OrderByInitiative {
-			if tb.OrderTries == nil {
-				tb.OrderTries = map[string]bool{}
-			}
-			tb.OrderTries[ev.Brigade] = true
+		if !ev.Passed {
+			ut.ActionsLeft -= ev.ActionsUsed
+			ut.MovementUsed += ev.MovementUsed
 		}
-		if b, _ := s.brigade(ev.Brigade); b != nil && ev.Changed {
-			b.Order = ev.To
-		}
+	case *MovementHandedOver:
+		tb.MovedSides = append(tb.MovedSides, ev.From)
+		tb.Mover = ev.To
 	case *GeneralMoved:
 		att, pos := s.generalPtrs(ev.General)
 		if pos == nil {
@@ -309,68 +302,51 @@ func applyMovement(s *State, e Event) {
 		if att, _ := s.generalPtrs(ev.General); att != nil {
 			*att = ""
 		}
-	case *UnitFired:
-		tb.unit(ev.Unit).Fired = true
-	case *CombatRecorded:
-		u := s.Units[ev.Unit]
-		if u == nil {
-			return
-		}
-		u.Markers, u.Status = ev.Markers, ev.Status
-		if ev.To != nil {
-			u.Base = *ev.To
-			s.followUnit(ev.Unit)
-		}
-		if ev.Status == UnitDisordered && ev.StatusBefore != UnitDisordered {
-			u.DisorderedTurn, u.DisorderedPhase = ev.Turn, ev.Phase
-		}
-		if ev.Status != UnitDisordered {
-			u.DisorderedTurn, u.DisorderedPhase = 0, ""
-		}
-		if !u.active() {
-			s.detachFrom(ev.Unit)
-		}
-	case *FormationTested:
-		ut := tb.unit(ev.Unit)
-		if !ev.Passed {
-			ut.ActionsLeft -= ev.ActionsUsed
-			ut.MovementUsed += ev.MovementUsed
-		}
 	}
 }
 
-// describeMovement says the movement phase's, generals' and combat events
-// in words; "" for other events.
+// describeMovement says the events of moves, formation changes and generals
+// in words.
 func describeMovement(e Event) string {
 	switch ev := e.(type) {
+	case *UnitMoved:
+		s := fmt.Sprintf("%s moved %.1f using %s: (%.1f,%.1f) facing %.0f -> (%.1f,%.1f) facing %.0f",
+			ev.Unit, ev.Distance, plural(ev.ActionsUsed, "action", "actions"),
+			ev.From.Center.X, ev.From.Center.Y, ev.From.Facing, ev.To.Center.X, ev.To.Center.Y, ev.To.Facing)
+		if ev.FailedMove {
+			s += " (C.12 move after a failed order)"
+		}
+		if ev.Phase == PhaseMovement {
+			s = strings.Replace(s, "using 0 actions", fmt.Sprintf("in the movement phase (M.3, %.2f of its move)", ev.MovementUsed), 1)
+		}
+		if ev.Cost > 0 {
+			s += fmt.Sprintf("; cost %.1f of %.1f with turns and terrain", ev.Cost, ev.Allowed)
+		}
+		if ev.StoppedShort {
+			s += fmt.Sprintf("; stopped %g short of %s (C.9: no charge order)", ev.Short, ev.Enemy)
+			if ev.Planned != nil {
+				s += fmt.Sprintf(" on its way to (%.1f,%.1f)", ev.Planned.X, ev.Planned.Y)
+			}
+		}
+		return s
+	case *UnitReformed:
+		cost := plural(ev.ActionsUsed, "action", "actions")
+		if ev.Free {
+			cost = "no action (free limbering)"
+		}
+		if ev.AfterMarch {
+			cost += " after its tactical march (M.14)"
+		}
+		return fmt.Sprintf("%s formed %s from %s using %s (C.16): (%.1f,%.1f) facing %.0f -> (%.1f,%.1f) facing %.0f",
+			ev.Unit, ev.ToFormation, ev.FromFormation, cost, ev.From.Center.X, ev.From.Center.Y, ev.From.Facing, ev.To.Center.X, ev.To.Center.Y, ev.To.Facing)
+	case *FormationTested:
+		verdict := "passed"
+		if !ev.Passed {
+			verdict = "failed: it stays as it was"
+		}
+		return fmt.Sprintf("%s took the formation test to form %s, enemy %s %.1f away (M.9): rolled %d, needs %d: %s", ev.Unit, ev.Formation, ev.Enemy, ev.Distance, ev.Roll.Total, ev.PassAtLeast, verdict)
 	case *MovementHandedOver:
 		return fmt.Sprintf("turn %d: %s has moved and hands the movement phase to %s (M.1)", ev.Turn, ev.From, ev.To)
-	case *MarchDeclared:
-		s := fmt.Sprintf("brigade %s (%s order) ", ev.Brigade, ev.Order)
-		switch {
-		case ev.By == MarchByAllowance:
-			s += fmt.Sprintf("marches: %d of %d tactical marches this turn for %s (M.15)", ev.Marches+1, ev.Limit, ev.Side)
-		case ev.Granted:
-			s += fmt.Sprintf("marches by its brigadier's initiative: rolled %d, at most %d (M.15)", rollTotal(ev.Roll), ev.AtMost)
-		default:
-			s += fmt.Sprintf("may not march: brigadier's initiative rolled %d, above %d (M.15)", rollTotal(ev.Roll), ev.AtMost)
-		}
-		return s
-	case *UnitMarched:
-		s := fmt.Sprintf("%s marched %.1f (%.1f of %.1f this turn, M.12): (%.1f,%.1f) -> (%.1f,%.1f) facing %.0f",
-			ev.Unit, ev.Distance, ev.Marched, ev.Speed, ev.From.Center.X, ev.From.Center.Y, ev.To.Center.X, ev.To.Center.Y, ev.To.Facing)
-		if ev.Ended {
-			s += fmt.Sprintf("; its march ended within reach of %s (M.13)", ev.Enemy)
-		}
-		return s
-	case *BrigadeOrderChanged:
-		switch {
-		case ev.By == OrderByUmpire:
-			return fmt.Sprintf("the umpire changed brigade %s's order from %s to %s (T.6)", ev.Brigade, ev.From, ev.To)
-		case ev.Changed:
-			return fmt.Sprintf("brigade %s's order changed from %s to %s by its brigadier's initiative: rolled %d, at most %d (M.15)", ev.Brigade, ev.From, ev.To, rollTotal(ev.Roll), ev.AtMost)
-		}
-		return fmt.Sprintf("brigade %s stays under %s: its brigadier's initiative for %s rolled %d, above %d (M.15)", ev.Brigade, ev.From, ev.To, rollTotal(ev.Roll), ev.AtMost)
 	case *GeneralMoved:
 		s := fmt.Sprintf("general %s moved %.1f (%.1f of %.1f this phase, M.2): (%.1f,%.1f) -> (%.1f,%.1f)", ev.General, ev.Distance, ev.Moved, ev.Allowed, ev.From.X, ev.From.Y, ev.To.X, ev.To.Y)
 		if ev.Joined != "" {
@@ -379,37 +355,6 @@ func describeMovement(e Event) string {
 		return s
 	case *GeneralDetached:
 		return fmt.Sprintf("general %s left unit %s (M.2)", ev.General, ev.Unit)
-	case *UnitFired:
-		s := fmt.Sprintf("%s fired", ev.Unit)
-		if ev.Target != "" {
-			s += " at " + ev.Target
-		}
-		return s + enteredBy(ev.EnteredBy) + " (M.5: half move in a movement phase under movement_table)"
-	case *CombatRecorded:
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s: %s", ev.Unit, ev.Result)
-		if ev.Markers != ev.MarkersBefore {
-			fmt.Fprintf(&b, ", markers %d -> %d", ev.MarkersBefore, ev.Markers)
-		}
-		if ev.To != nil {
-			if ev.Roll != nil {
-				fmt.Fprintf(&b, ", %.1f (%g x %g + %d rolled, M.17)", ev.Distance, ev.Fraction, ev.Fixed, ev.Roll.Total)
-			} else {
-				fmt.Fprintf(&b, ", %.1f as entered", ev.Distance)
-			}
-			fmt.Fprintf(&b, " to (%.1f,%.1f)", ev.To.Center.X, ev.To.Center.Y)
-		}
-		if ev.Status != ev.StatusBefore {
-			fmt.Fprintf(&b, ", %s -> %s", ev.StatusBefore, ev.Status)
-		}
-		b.WriteString(enteredBy(ev.EnteredBy))
-		return b.String()
-	case *FormationTested:
-		verdict := "passed"
-		if !ev.Passed {
-			verdict = "failed: it stays as it was"
-		}
-		return fmt.Sprintf("%s took the formation test to form %s, enemy %s %.1f away (M.9): rolled %d, needs %d: %s", ev.Unit, ev.Formation, ev.Enemy, ev.Distance, ev.Roll.Total, ev.PassAtLeast, verdict)
 	}
 	return ""
 }

@@ -26,16 +26,6 @@ const (
 	CmdObjectiveHold = "objective.hold"
 )
 
-func init() {
-	commandFactories[CmdObjectiveHold] = func() Command { return &HoldObjective{} }
-	for k, v := range map[string]eventInfo{
-		EvObjectiveHeld: {1, "Who holds a scenario objective, as the umpire judges it; the holder at the end scores its value (V.2).", func() Event { return &ObjectiveHeld{} }},
-		EvBattleScored:  {1, "Each side's victory points as the battle ends: enemy units destroyed or gone off the table, objectives held; flank marchers that never came on, lost ones above all, counted for neither side (V.1-V.3, F.9).", func() Event { return &BattleScored{} }},
-	} {
-		eventRegistry[k] = v
-	}
-}
-
 // Event types of victory: persisted forever.
 const (
 	EvObjectiveHeld = "objective.held"
@@ -361,23 +351,4 @@ func (r *Ruleset) flankVictoryProblems() []string {
 		errs = append(errs, "flank_march.mutual: loser_retires needs an opponent_choice row in flank_march.arrival")
 	}
 	return errs
-}
-
-// decideFlankVictory dispatches the commands of flank.go and victory.go.
-func decideFlankVictory(s *State, cmd Command, dice Dice) ([]Event, *Refusal, error) {
-	var evs []Event
-	var r *Refusal
-	switch c := cmd.(type) {
-	case *DeclareFlankMarch:
-		return decideFlankDeclare(s, c, dice)
-	case *ChooseFlankEntry:
-		evs, r = decideFlankChooseEntry(s, c)
-	case *EnterFlank:
-		evs, r = decideFlankEnter(s, c)
-	case *RallyFlankMarcher:
-		evs, r = decideFlankRally(s, c)
-	case *HoldObjective:
-		evs, r = decideObjectiveHold(s, c)
-	}
-	return evs, r, nil
 }
