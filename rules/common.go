@@ -2,7 +2,10 @@
 
 package rules
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // validName reports whether s can be an id of a side, general or unit: not
 // empty, at most 64 characters, no spaces or control characters.
@@ -30,4 +33,21 @@ func firstNonEmpty(v ...string) string {
 		}
 	}
 	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func sum(v []int) int {
+	t := 0
+	for _, x := range v {
+		t += x
+	}
+	return t
 }
