@@ -127,7 +127,7 @@ func decideFire(s *State, c *FireUnit) ([]Event, *Refusal) {
 	if r := s.inProgress(); r != nil {
 		return nil, r
 	}
-	if r := s.fireRefusal(c.Unit); r != nil { // F.6 (flank.go)
+	if r := s.fireRefusal(c.Unit); r != nil { // F.6 (flank_decide.go)
 		return nil, r
 	}
 	u := s.Units[c.Unit]

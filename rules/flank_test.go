@@ -558,8 +558,8 @@ func TestFlankTurnLimitScores(t *testing.T) {
 	}
 }
 
-// flankVictoryLog is a battle that emits every event type of flank.go and
-// victory.go, for the codec and describe tests.
+// flankVictoryLog is a battle that emits every event type of flank marches
+// and victory, for the codec and describe tests.
 func flankVictoryLog(t testing.TB) []Event {
 	t.Helper()
 	evs, s := flankSetup(t, `,"objectives":[{"id":"hill","value":5}]`)
