@@ -229,6 +229,25 @@ func TestFlankEdgeAlongPath(t *testing.T) {
 	}
 }
 
+// TestFlankEdgeMarch: a tactical march keeps out of the zone along its
+// path too (the movement battle; red declares a march on the east edge and
+// Austria's a2 brigade marches in the same turn's movement phase).
+func TestFlankEdgeMarch(t *testing.T) {
+	s := given(mSetup(t, "")...)
+	v := newVault()
+	v.do(t, s, CmdFlankDeclare, `{"side":"red","edge":"east","orders":{"entry":{"x":72,"y":30},"brigades":[
+		{"id":"rf","order":"attack","general":{"id":"rf-gen","rating":8},"units":[{"id":"rf-inf1","type":"infantry"}]}]}}`, 4)
+	v.do(t, s, CmdPhaseEnd, `{"side":"red"}`)
+	v.do(t, s, CmdMovementHandOver, `{"side":"red"}`)
+	v.do(t, s, CmdMarchDeclare, `{"brigade":"a2"}`)
+	// a2-col (4.5" x 1.5", facing south) at (48,46): its east side 21.75" from the east edge.
+	r := v.no(t, s, CmdUnitMarch, `{"unit":"a2-col","path":[{"x":60.1,"y":44}],"to":{"x":56,"y":42}}`, "F.8", "flank_edge")
+	if math.Abs(r.Numbers["distance"]-9.65) > 1e-9 || r.Numbers["waypoint"] != 1 {
+		t.Fatalf("%v %v", r, r.Numbers)
+	}
+	v.do(t, s, CmdUnitMarch, `{"unit":"a2-col","path":[{"x":57.75,"y":44}],"to":{"x":54,"y":42}}`)
+}
+
 // TestFlankEdgeCentimetres: on a cm table the zone is 20 cm (its own
 // conversion of 12"): 19.9 cm refused, 20.0 cm accepted, along the path.
 func TestFlankEdgeCentimetres(t *testing.T) {
