@@ -1,8 +1,98 @@
+// Charges (RULES.md C.9, K.4-K.10): the command, its events and the
+// decision; where a charge goes: charge_path.go; the K.9 pushes:
+// charge_push.go.
+
 package rules
 
 import (
+	"fmt"
+
 	"github.com/clubledger/ledger/rules/geom"
 )
+
+// CmdUnitCharge is a charge action (C.6, C.9).
+const CmdUnitCharge = "unit.charge"
+
+// Event type names of charges: persisted forever, never renamed or reused.
+const (
+	EvChargeDeclared = "charge.declared"
+	// EvChargePushedBack is K.9's push.
+	EvChargePushedBack = "charge.pushed_back"
+)
+
+// ChargeUnit (unit.charge) is a charge as one action (C.6, C.9): allowed only
+// when the unit's order said "charge" (or "Follow me!", or an initiative
+// charge). Actions defaults to 1 (more actions reach farther).
+type ChargeUnit struct {
+	Unit    string `json:"unit"`
+	Target  string `json:"target"`
+	Actions int    `json:"actions,omitempty"`
+}
+
+// CommandName implements Command.
+func (*ChargeUnit) CommandName() string { return CmdUnitCharge }
+
+// ChargeDeclared is charge.declared: a charge action (C.6, C.9). Contact
+// says the engine moved the unit into contact (From -> To) by the charge
+// rules (K.4-K.10, charge_path.go); the fields from Measured on record how.
+// Pending and Reason appear only in events recorded before the engine
+// decided every charge: the unit stayed where it was.
+type ChargeDeclared struct {
+	Turn        int       `json:"turn"`
+	Unit        string    `json:"unit"`
+	Target      string    `json:"target"`
+	ActionsUsed int       `json:"actions_used"`
+	Reach       float64   `json:"reach"`    // distance the actions allow (C.17)
+	Distance    float64   `json:"distance"` // leader point's path to contact
+	Side        geom.Arc  `json:"side,omitempty"`
+	From        geom.Base `json:"from"`
+	To          geom.Base `json:"to"`
+	Contact     bool      `json:"contact"`
+	Pending     bool      `json:"pending,omitempty"`
+	Reason      string    `json:"reason,omitempty"`
+	// Measured is K.4's distance: leader point to the nearest point of the
+	// target (at most Reach, twice the speed). Path is the leader point's
+	// path (start, the turn point if any, end; Distance is its length);
+	// TurnDegrees the one turn (K.5, clockwise positive), made at
+	// Path[TurnAt]; Slide the leader point's offset from the middle of the
+	// side hit, to the charger's right (K.6); Crossed the difficult terrain
+	// on the path (K.5, for the melee); Pushed the enemy units moved back
+	// (K.9, each a charge.pushed_back that follows).
+	Measured    float64    `json:"measured,omitempty"`
+	Path        []geom.Vec `json:"path,omitempty"`
+	TurnDegrees float64    `json:"turn_degrees,omitempty"`
+	TurnAt      int        `json:"turn_at,omitempty"`
+	Slide       float64    `json:"slide,omitempty"`
+	Crossed     []string   `json:"crossed,omitempty"`
+	Pushed      []string   `json:"pushed,omitempty"`
+}
+
+// EventType implements Event.
+func (*ChargeDeclared) EventType() string { return EvChargeDeclared }
+
+// Audience implements Event.
+func (*ChargeDeclared) Audience() string { return AudienceAll }
+
+// ChargePushedBack is charge.pushed_back: a charge (the charge.declared just
+// before it) ended touching Unit, an enemy it did not charge, which moved
+// From -> To, Distance in the battle's unit: the whole gap when Full, else
+// as far back as the room behind it allowed (K.9).
+type ChargePushedBack struct {
+	Turn     int       `json:"turn"`
+	Unit     string    `json:"unit"`
+	Charger  string    `json:"charger"`
+	Target   string    `json:"target"`
+	From     geom.Base `json:"from"`
+	To       geom.Base `json:"to"`
+	Distance float64   `json:"distance"`
+	Full     bool      `json:"full,omitempty"`
+}
+
+// EventType implements Event.
+func (*ChargePushedBack) EventType() string { return EvChargePushedBack }
+
+// Audience implements Event.
+func (*ChargePushedBack) Audience() string { return AudienceAll }
 
 // decideCharge judges unit.charge: a charge is an action (C.6) of a unit
 // whose order said "charge" (C.9), or that follows its general (C.13), or
@@ -66,58 +156,74 @@ func decideCharge(s *State, c *ChargeUnit) ([]Event, *Refusal) {
 	return evs, nil
 }
 
-// actingUnit checks what every action command checks: the battle is in
-// the phasing side's command phase, the unit is its own and on the table,
-// it has an order or initiative this turn, and did not fail (C.3, C.4, C.5).
-// C.12's one move after a failure is judged by unit.move itself.
-func actingUnit(s *State, id string) (*Unit, UnitTurn, *Refusal) {
-	if r := s.inProgress(); r != nil {
-		return nil, UnitTurn{}, r
+// applyCharge folds the charge events.
+func applyCharge(s *State, e Event) {
+	switch ev := e.(type) {
+	case *ChargeDeclared:
+		u := s.Units[ev.Unit]
+		if u == nil {
+			return
+		}
+		if ev.Contact {
+			u.Base = ev.To
+			s.followUnit(ev.Unit)
+		}
+		ut := s.TurnBook.unit(ev.Unit)
+		ut.ActionsLeft -= ev.ActionsUsed
+		ut.MoveActions += ev.ActionsUsed
+		ut.Charged = ev.Target
+	case *ChargePushedBack:
+		if u := s.Units[ev.Unit]; u != nil {
+			u.Base = ev.To
+			s.followUnit(ev.Unit)
+		}
 	}
-	u := s.Units[id]
-	if u == nil {
-		return nil, UnitTurn{}, refuse(RuleInput, "unknown_unit", "no unit %q in this battle", id)
-	}
-	if u.Side != s.Phasing {
-		return nil, UnitTurn{}, refuse("T.2", "not_phasing", "turn %d is %s's turn; unit %s of %s may not act", s.Turn, s.Phasing, u.ID, u.Side).with("turn", s.Turn)
-	}
-	if s.Phase != PhaseCommand {
-		return nil, UnitTurn{}, refuse("T.3", "not_command_phase", "actions are carried out in the command phase; in the %s phase units move by unit.march, unit.move (movement_table) or re-form (M.8)", s.Phase)
-	}
-	if !u.active() {
-		return nil, UnitTurn{}, refuse("T.4", "unit_inactive", "unit %s is %s and cannot act", u.ID, u.Status)
-	}
-	if u.Status == UnitRouted {
-		return nil, UnitTurn{}, refuse("T.4", "unit_routed", "unit %s is routed: it moves only as its rout is recorded (combat.record), until it rallies", u.ID)
-	}
-	ut := s.TurnBook.peekUnit(u.ID)
-	switch {
-	case ut.Failed && ut.Blundered:
-		return nil, ut, refuse("C.5", "blundered", "unit %s blundered its order this turn: it carried out the blunder table and does nothing of its own", u.ID)
-	case ut.Failed:
-		return nil, ut, refuse("C.4", "unit_failed", "unit %s failed its order this turn and does nothing", u.ID)
-	case ut.Orders == 0 && !ut.Initiative:
-		return nil, ut, refuse("C.3", "no_order", "unit %s has no order this turn, so no actions", u.ID)
-	}
-	return u, ut, nil
 }
 
-// moveAllowance is the C.17 distance per move action of u, checked against
-// the type's cap of moves a turn, with the label messages use.
-func moveAllowance(s *State, u *Unit, ut UnitTurn, actions int) (per float64, label string, r *Refusal) {
-	m := s.Measurement
-	t := s.Ruleset.UnitTypes[u.Type]
-	per, maxPerTurn := t.Move(u.Formation, m)
-	label = u.Type
-	if _, ok := t.FormationMoves[u.Formation]; ok {
-		label = u.Type + " " + u.Formation
+// describeCharge says the charge events in words.
+func describeCharge(e Event) string {
+	switch ev := e.(type) {
+	case *ChargePushedBack:
+		how := "as far as the room allows"
+		if ev.Full {
+			how = "the full gap"
+		}
+		return fmt.Sprintf("%s, touched by %s's charge on %s, moved back %.2f (%s, K.9): (%.1f,%.1f) -> (%.1f,%.1f)",
+			ev.Unit, ev.Charger, ev.Target, ev.Distance, how, ev.From.Center.X, ev.From.Center.Y, ev.To.Center.X, ev.To.Center.Y)
+	case *ChargeDeclared:
+		if !ev.Contact || len(ev.Path) == 0 { // pending, or recorded before the charge rules
+			if ev.Contact {
+				return fmt.Sprintf("%s charged %s using %s: %.1f of %.1f reach into contact with its %s (C.9): (%.1f,%.1f) facing %.0f",
+					ev.Unit, ev.Target, plural(ev.ActionsUsed, "action", "actions"), ev.Distance, ev.Reach, ev.Side, ev.To.Center.X, ev.To.Center.Y, ev.To.Facing)
+			}
+			return fmt.Sprintf("%s declared a charge on %s using %s; contact pending the charge rules: %s", ev.Unit, ev.Target, plural(ev.ActionsUsed, "action", "actions"), ev.Reason)
+		}
+		s := fmt.Sprintf("%s charged the %s of %s using %s (C.9, K.4-K.8): %.2f from its leader point (reach %.1f); path %.1f",
+			ev.Unit, arcName(ev.Side), ev.Target, plural(ev.ActionsUsed, "action", "actions"), ev.Measured, ev.Reach, ev.Distance)
+		if n := len(ev.Path); n > 2 {
+			s += fmt.Sprintf(" bending %.0f° at (%.1f,%.1f)", geom.BendDeg(ev.Path[0], ev.Path[1], ev.Path[n-1]), ev.Path[1].X, ev.Path[1].Y)
+		}
+		if ev.TurnDegrees != 0 {
+			where := "on the way"
+			switch {
+			case ev.TurnAt == 0:
+				where = "at the start"
+			case ev.TurnAt == len(ev.Path)-1:
+				where = "on contact"
+			}
+			s += fmt.Sprintf(", turning %.0f° %s", ev.TurnDegrees, where)
+		}
+		s += fmt.Sprintf("; ends (%.1f,%.1f) facing %.0f", ev.To.Center.X, ev.To.Center.Y, ev.To.Facing)
+		if ev.Slide != 0 {
+			s += fmt.Sprintf(", slid %.2f from the middle", ev.Slide)
+		}
+		if len(ev.Crossed) > 0 {
+			s += fmt.Sprintf("; crossed %v", ev.Crossed)
+		}
+		if len(ev.Pushed) > 0 {
+			s += fmt.Sprintf("; pushed back %v", ev.Pushed)
+		}
+		return s
 	}
-	if per <= 0 {
-		return 0, label, refuse("C.17", "cannot_move", "%s moves %s per action: unit %s cannot move", label, fmtLen(per, m), u.ID).with("per_action", per)
-	}
-	if maxPerTurn > 0 && ut.MoveActions+actions > maxPerTurn {
-		return 0, label, refuse("C.17", "moves_per_turn", "%s makes at most %s a turn; unit %s has made %d", label, plural(maxPerTurn, "move", "moves"), u.ID, ut.MoveActions).
-			with("max_moves", maxPerTurn, "moves_made", ut.MoveActions, "actions", actions)
-	}
-	return per, label, nil
+	return ""
 }

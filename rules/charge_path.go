@@ -32,7 +32,7 @@ type chargePush struct {
 	unit     string
 	from, to geom.Base
 	distance float64
-	full     bool // the whole gap; false: only as far as needed to break contact
+	full     bool // the whole gap; false: as far as the room allowed
 }
 
 // chargeJudge holds what one charge is judged against.
@@ -101,17 +101,27 @@ func judgeCharge(s *State, u, t *Unit, speed float64) (chargeOutcome, *Refusal) 
 	dir := side.B.Sub(side.A).Scale(1 / side.Len())
 	half := (side.Len() + u.Base.Width) / 2 // slide at which only the corners meet
 	first := ""
+	var edge *edgeBreach // F.8: the first placement the zone of a flank march's edge rules out
 	for _, sl := range j.slides(flush, dir, half-geom.MinEdgeContact) {
 		b := flush.Translate(dir.Scale(sl))
 		why, pushes := j.placement(b)
 		if why == "" {
 			tp, ok := j.path(b)
 			if ok {
-				out.to, out.pushed = b, pushes
-				j.finish(&out, tp, side.Mid())
-				return out, nil
+				c := out
+				c.to, c.pushed = b, pushes
+				j.finish(&c, tp, side.Mid())
+				br := s.flankBreach(u.Side, u.Base, j.course(&c))
+				if br == nil {
+					return c, nil
+				}
+				if edge == nil {
+					edge = br
+				}
+				why = fmt.Sprintf("it would come within %s of the %s edge (F.8)", fmtLen(br.limit, m), br.march.Edge)
+			} else {
+				why = fmt.Sprintf("no path with one turn of at most %.0f° round impassable terrain and units reaches it", j.maxTurn)
 			}
-			why = fmt.Sprintf("no path with one turn of at most %.0f° round impassable terrain and units reaches it", j.maxTurn)
 		}
 		if first == "" {
 			first = fmt.Sprintf("slid %s from the middle, %s", fmtLen(math.Abs(sl), m), why)
@@ -119,6 +129,9 @@ func judgeCharge(s *State, u, t *Unit, speed float64) (chargeOutcome, *Refusal) 
 				first = "square in the middle, " + why
 			}
 		}
+	}
+	if edge != nil { // reachable, but only into the zone of a flank march's edge
+		return out, edge.refusal(s, "unit "+u.ID+" charging "+t.ID)
 	}
 	// K.7: only corner-to-corner contact left?
 	for _, sl := range []float64{half, -half} {
@@ -231,121 +244,6 @@ func (j *chargeJudge) obstacles(a, b geom.Vec, reach float64) []geom.Polygon {
 	return out
 }
 
-// placement judges where the charger would end (K.1, K.3, K.6, K.7, K.9):
-// wholly on the table, clear of impassable terrain, overlapping no unit,
-// touching no friend, touching the target with part of its front edge; every
-// other enemy it touches must be able to move back. It returns why not, or
-// the pushes.
-func (j *chargeJudge) placement(b geom.Base) (string, []chargePush) {
-	s := j.s
-	if !s.Table.Contains(b) {
-		return "it would not stand wholly on the table (K.3)", nil
-	}
-	for _, i := range geom.Overlapping(b, s.Terrain, geom.Impassable) {
-		return fmt.Sprintf("it would stand on impassable terrain %q", s.Terrain[i].Name), nil
-	}
-	if !geom.Touching(b, j.t.Base) || geom.ContactLength(b.FrontEdge(), j.t.Base) < geom.MinEdgeContact {
-		return "its front edge would not touch the target (K.7)", nil
-	}
-	var touching []*Unit
-	for _, o := range j.others {
-		if o == j.t {
-			continue
-		}
-		if geom.Overlaps(b, o.Base) {
-			return fmt.Sprintf("unit %s is in the way", o.ID), nil
-		}
-		if geom.Distance(b, o.Base) <= geom.ContactTolerance {
-			if o.Side == j.u.Side {
-				return fmt.Sprintf("it would touch friendly unit %s (K.1)", o.ID), nil
-			}
-			touching = append(touching, o)
-		}
-	}
-	moved := map[string]geom.Base{}
-	var pushes []chargePush
-	for _, o := range touching {
-		p, ok := j.push(b, o, moved)
-		if !ok {
-			return fmt.Sprintf("enemy unit %s it would touch cannot move back out of contact (K.9)", o.ID), nil
-		}
-		moved[o.ID] = p.to
-		pushes = append(pushes, p)
-	}
-	return "", pushes
-}
-
-// push moves an enemy o the charger (at b) touches back by the gap if it can,
-// else as far as needed to break contact (K.9): straight back from its
-// facing first, else straight away from the charger's centre. Its new place
-// must be on the table, clear of impassable terrain and other units (as
-// already pushed), and out of contact with the charger.
-func (j *chargeJudge) push(b geom.Base, o *Unit, moved map[string]geom.Base) (chargePush, bool) {
-	s := j.s
-	clear := func(nb geom.Base) bool {
-		if geom.Separation(b, nb) <= geom.ContactTolerance || !s.Table.Contains(nb) || len(geom.Overlapping(nb, s.Terrain, geom.Impassable)) > 0 {
-			return false
-		}
-		for _, x := range j.others {
-			xb := x.Base
-			if m, ok := moved[x.ID]; ok {
-				xb = m
-			}
-			if x != o && geom.Overlaps(nb, xb) {
-				return false
-			}
-		}
-		return true
-	}
-	dirs := []geom.Vec{o.Base.Forward().Scale(-1)}
-	if d := o.Base.Center.Sub(b.Center); d.Len() > geom.Eps {
-		dirs = append(dirs, d.Scale(1/d.Len()))
-	}
-	limit := j.gap + b.Width + b.Depth // far enough to clear the charger whatever the direction
-	for _, d := range dirs {
-		at := func(x float64) geom.Base { return o.Base.Translate(d.Scale(x)) }
-		if nb := at(j.gap); clear(nb) {
-			return chargePush{unit: o.ID, from: o.Base, to: nb, distance: j.gap, full: true}, true
-		}
-		// The least distance that breaks contact (bisection), then on.
-		if geom.Separation(b, at(limit)) <= 2*geom.ContactTolerance {
-			continue
-		}
-		lo, hi := 0.0, limit
-		for range 50 {
-			mid := (lo + hi) / 2
-			if geom.Separation(b, at(mid)) > 2*geom.ContactTolerance {
-				hi = mid
-			} else {
-				lo = mid
-			}
-		}
-		const steps = 64
-		for k := 0; k <= steps; k++ {
-			x := hi + (limit-hi)*float64(k)/steps
-			if nb := at(x); clear(nb) {
-				return chargePush{unit: o.ID, from: o.Base, to: nb, distance: x}, true
-			}
-		}
-	}
-	return chargePush{}, false
-}
-
-// cornerClear reports whether the charger at b, touching the target only at
-// a corner, would stand clear: on the table, off impassable terrain,
-// overlapping no unit (K.7's corner-to-corner diagnosis).
-func (j *chargeJudge) cornerClear(b geom.Base) bool {
-	if !j.s.Table.Contains(b) || len(geom.Overlapping(b, j.s.Terrain, geom.Impassable)) > 0 || !geom.Touching(b, j.t.Base) {
-		return false
-	}
-	for _, o := range j.others {
-		if o != j.t && geom.Overlaps(b, o.Base) {
-			return false
-		}
-	}
-	return true
-}
-
 // path finds the turn point of the shortest charge path (K.5) of the leader
 // point from where it stands to the leader point of b: a first leg at the
 // starting facing, one turn on the spot about the leader point to the final
@@ -418,6 +316,34 @@ func (j *chargeJudge) leg(p, q geom.Vec, f float64) string {
 		}
 	}
 	return ""
+}
+
+// course is the charger's course on the path out found (F.8): the first
+// leg at its starting facing, the one turn on the spot about the leader
+// point (at the start, the turn point or on contact), the second leg.
+func (j *chargeJudge) course(out *chargeOutcome) []pose {
+	b := j.u.Base
+	var c []pose
+	for i, p := range out.path {
+		f := j.f0
+		if i > out.turnAt || (i == out.turnAt && out.turn == 0) {
+			f = j.f1
+		}
+		where := "on the way"
+		switch {
+		case i == len(out.path)-1:
+			where = "where it ends"
+		case i == 0:
+			where = "at the start"
+		}
+		if i > 0 {
+			c = append(c, pose{Base: geom.AtLeader(b, p, f), Where: where})
+		}
+		if i == out.turnAt && out.turn != 0 {
+			c = append(c, pose{Base: geom.AtLeader(b, p, j.f1), Pivot: p, Turn: out.turn, Where: "turning " + where})
+		}
+	}
+	return c
 }
 
 // finish records the path, the turn and what it crosses (K.5).

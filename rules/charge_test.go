@@ -231,6 +231,47 @@ func TestChargeK9Pushback(t *testing.T) {
 	checkPlaced(t, s, c)
 }
 
+// TestChargeK9Room: the touched neighbour moves back 1" when the room
+// behind it allows, else as far back as the room allows (RULES.md K.9: so
+// that the bases are clearly apart, not a hair's breadth). Behind it stands
+// a blue battalion whose front edge is room inches from its rear edge.
+func TestChargeK9Room(t *testing.T) {
+	for _, tc := range []struct {
+		room, want float64
+		full       bool
+	}{
+		{room: 2, want: 1, full: true},
+		{room: 1, want: 1, full: true},
+		{room: 0.4, want: 0.4},
+		{room: 0.1, want: 0.1},
+	} {
+		t.Run(fmt.Sprint(tc.room), func(t *testing.T) {
+			// b1-inf2's rear edge is at y=31; the unit behind faces south.
+			behind := blue("b1-inf3", 25.5, 31+tc.room+1, 180, 4, 2)
+			s := kBattle(t, []kU{red("r1-inf1", 30, 22, 0, 6, 2), blue("b1-inf1", 30, 30, 180, 4, 2), blue("b1-inf2", 25.5, 30, 180, 4, 2), behind})
+			evs := mustDecide(t, s, chargeCmd(t, "b1-inf1"), nil)
+			p := findEvent[*ChargePushedBack](evs)
+			if p == nil || p.Unit != "b1-inf2" || p.Full != tc.full || math.Abs(p.Distance-tc.want) > 1e-6 {
+				t.Fatalf("pushed %s", eventsJSON(t, evs))
+			}
+			if got := s.Units["b1-inf2"].Base.Center; math.Abs(got.Y-(30+tc.want)) > 1e-6 || got.X != 25.5 {
+				t.Fatalf("pushed to %v", got)
+			}
+			if geom.Overlaps(s.Units["b1-inf2"].Base, s.Units["b1-inf3"].Base) {
+				t.Fatal("pushed into the unit behind")
+			}
+			how := "as far as the room allows"
+			if tc.full {
+				how = "the full gap"
+			}
+			if d := Describe(p); !strings.Contains(d, how) {
+				t.Fatalf("%q", d)
+			}
+			checkPlaced(t, s, findEvent[*ChargeDeclared](evs))
+		})
+	}
+}
+
 // TestChargeSides: front, flank and rear from the arc of the target that
 // holds the leader point (K.8).
 func TestChargeSides(t *testing.T) {
@@ -426,4 +467,24 @@ func bruteForcePath(t testing.TB, s *State, to geom.Base) float64 {
 		}
 	}
 	return best
+}
+
+// TestChargeK9Scenario: k-pushback.yaml's two pushes go 0.4" (the room
+// behind) and the full 1" (2" of room).
+func TestChargeK9Scenario(t *testing.T) {
+	run := playScenarioFile(t, "../testdata/scenarios/k-pushback.yaml")
+	for id, want := range map[string]struct {
+		unit     string
+		distance float64
+		full     bool
+	}{"k9-room-04": {"au-a2", 0.4, false}, "k9-room-2": {"au-b2", 1, true}} {
+		p := findEvent[*ChargePushedBack](run.step(t, id).Events)
+		if p == nil || p.Unit != want.unit || p.Distance != want.distance || p.Full != want.full {
+			t.Errorf("%s: %+v", id, p)
+		}
+	}
+	s := run.States["b1"]
+	if d := geom.Separation(s.Units["au-a2"].Base, s.Units["au-a3"].Base); math.Abs(d) > geom.ContactTolerance {
+		t.Errorf("au-a2 should end against au-a3: separation %v", d)
+	}
 }

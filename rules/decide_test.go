@@ -184,9 +184,10 @@ func TestMoveRefusals(t *testing.T) {
 		s2 := given(evs...)
 		orders(s2)
 		s2.Units["b1-inf1"].Base.Center.Y = 30 // an enemy in the way (test set-up)
-		r := refused(t, s2, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":28},"actions":3}`), nil, "C.9", "enemy_too_close")
-		if !strings.Contains(r.Message, `0.5"`) {
-			t.Fatalf("message %q", r.Message)
+		// Without a charge order it stops 1" short: at y=27.5, not 28 (C.9).
+		m := findEvent[*UnitMoved](mustDecide(t, s2, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":28},"actions":3}`), nil))
+		if m == nil || !m.StoppedShort || m.To.Center != gv(20, 27.5) || m.ActionsUsed != 3 {
+			t.Fatalf("%+v", m)
 		}
 	})
 	t.Run("manhandled medium guns move 3 inches once", func(t *testing.T) {

@@ -207,7 +207,7 @@ func TestDisputeUpheldAndDismissed(t *testing.T) {
 
 func vstr(v uint64) string { return strconv.FormatUint(v, 10) }
 
-// disputeLog is a battle that emits every event type of dispute.go, for the
+// disputeLog is a battle that emits every event type of disputes, for the
 // codec and describe tests.
 func disputeLog(t testing.TB) []Event {
 	t.Helper()

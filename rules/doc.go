@@ -24,29 +24,34 @@
 // battle is always replayed under the rules it was played with. The file's
 // fields are documented in docs/ruleset.md.
 //
-// Rule ids (C.3, K.2, T.1...) are those of docs/rules.md (a copy of the club's digest). A Refusal carries
-// the rule, a stable code, a message readable at the table with the numbers
-// ("C.17: infantry moves 6\" per action; 1 action allows 6.0\", this move is
-// 6.1\": refused") and the same numbers for programs. Refusals that are not
-// about a numbered rule cite RuleInput (malformed command) or RuleBattle
-// (the battle's life cycle).
+// Rule ids (C.3, K.2, T.1...) are those of docs/rules.md (a copy of the
+// club's digest). A Refusal carries the rule, a stable code, a message
+// readable at the table with the numbers ("C.17: infantry moves 6\" per
+// action; 1 action allows 6.0\", this move is 6.1\": refused") and the same
+// numbers for programs. Refusals that are not about a numbered rule cite
+// RuleInput (malformed command) or RuleBattle (the battle's life cycle).
 //
-// Implemented so far: battle set-up and deployment, the turn and phase
-// sequence (T.1-T.5) and the whole command phase C.1-C.17 except the
-// generals' own movement (C.1 step 3): initiative (initiative.take,
-// initiative.decline), generals' orders and "Follow me!"/"Steady!"
-// (order.give, with Odds for the exact chances), blunders carried out by the
-// engine, and the actions: unit.move, unit.reform, unit.charge (into contact
-// only along a straight path the engine verifies; otherwise pending for the
-// charge rules K.4-K.10); terrain (impassable, difficult, road,
-// blocks-sight) recorded at battle.create; every move as a path of legs and
-// turns on the spot, priced with turns and difficult terrain and judged
-// against K.1-K.3, M.7 and M.10 (path.go); the movement phase M.1-M.17: the
-// phasing side first and movement.hand_over, generals moving, joining and
-// leaving units, tactical marches (march.declare, unit.march, brigade.order
-// with the brigadier's initiative), re-forming the disordered, the formation
-// test, and under the movement_table option the M.3 normal move and M.4
-// formation changes; and the combat outcomes entered at the table (T.4:
-// unit.fire, combat.record with M.17 retreats). docs/rules-coverage.md maps
-// each rule to its code and tests.
+// The files follow the chapters of docs/rules.md. Each chapter keeps its
+// commands, its events, its decisions and how its events apply and read
+// together, split by concern where a file would pass about 500 lines:
+//
+//	battle*.go    the battle's life cycle and turn sequence (T)
+//	command*.go   the command phase (C): orders and their odds, initiative,
+//	              blunders, what every action checks
+//	movement*.go  moves, formation changes and generals (C.16, C.17, M.1-M.10,
+//	              K.1-K.3): paths, stopping 1" short (C.9), the formation test
+//	march*.go     tactical marches (M.11-M.15)
+//	charge*.go    charges (K.4-K.10)
+//	combat.go     combat outcomes entered at the table (T.4, M.17)
+//	flank*.go     flank marches (F), F.8's edge in flank_edge.go
+//	victory.go    victory points and objectives (V)
+//	dispute*.go   retractions, disputes and corrections
+//	dice.go       rolls and the digital dice's seed periods
+//
+// registry.go registers every command and event in one table: its name, how
+// it decodes, the decision or the apply and describe of its chapter.
+// engine.go holds Decide, Apply and Describe, which look them up; state.go
+// the State; ruleset.go and ruleset_validate.go the ruleset and its checks,
+// table by table; refusal.go and common.go what every chapter shares.
+// docs/rules-coverage.md maps each rule to its code and tests.
 package rules

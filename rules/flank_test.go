@@ -3,8 +3,11 @@ package rules
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/clubledger/ledger/rules/geom"
 )
 
 // vault plays the service's part for flank marches (campaign/sealed.go):
@@ -121,10 +124,11 @@ func TestFlankDeclare(t *testing.T) {
 	}
 	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-inf1"}`, "F.5", "already_entered")
 	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"b1-inf1"}`, "F.1", "not_in_march")
-	// F.6: off the table, no firing.
-	if r := s.fireRefusal("rf-inf2"); r == nil || r.Rule != "F.6" {
+	// F.6: off the table, no firing: unit.fire cites F.6.
+	if r := v.no(t, s, CmdUnitFire, `{"unit":"rf-inf2"}`, "F.6", "off_table"); !strings.Contains(r.Message, "rf-inf2 is off the table") {
 		t.Fatalf("fire from off the table: %v", r)
 	}
+	v.do(t, s, CmdUnitFire, `{"unit":"rf-inf1"}`)
 	// F.3 only for artillery arriving at once: roll 3 gives the battery its normal move.
 	v.no(t, s, CmdFlankEnter, `{"side":"red","march":1,"unit":"rf-art","to":{"x":10.6,"y":30}}`, "F.5", "move_too_far")
 }
@@ -195,6 +199,156 @@ func TestFlankEdgeExclusion(t *testing.T) {
 		t.Fatalf("numbers %v", r.Numbers)
 	}
 	v.do(t, s, CmdUnitMove, `{"unit":"b1-inf1","to":{"x":14.25,"y":38}}`)
+}
+
+// TestFlankEdgeAlongPath: F.8 holds along the whole move, not only where
+// it ends: a path that dips to 11.9" from the declared edge and comes back
+// out is refused; one that keeps 12.0" is accepted. A turn on the spot
+// that swings a corner into the zone is refused too.
+func TestFlankEdgeAlongPath(t *testing.T) {
+	_, s := flankSetup(t, "")
+	v := newVault()
+	v.do(t, s, CmdFlankDeclare, flankBody, 4)
+	toPhase(t, v, s, 2, PhaseCommand, "")
+	v.do(t, s, CmdOrderGive, `{"general":"b1-gen","units":["b1-inf1"],"content":{"action":"move"}}`, 1, 1)
+	// b1-inf1 (4.5" x 1.5", facing south) at (20,38): its west side 17.75" from the west edge.
+	r := v.no(t, s, CmdUnitMove, `{"unit":"b1-inf1","path":[{"x":14.15,"y":36}],"to":{"x":20,"y":34},"actions":3}`, "F.8", "flank_edge")
+	if math.Abs(r.Numbers["distance"]-11.9) > 1e-9 || r.Numbers["exclusion"] != 12 || r.Numbers["waypoint"] != 1 || !strings.Contains(r.Message, "waypoint 1") {
+		t.Fatalf("%v %v", r, r.Numbers)
+	}
+	// A turn at the waypoint: standing there its west side is 12.05" from
+	// the edge, but turning 90 degrees on the spot swings a corner (2.37"
+	// from its centre) to 11.93".
+	r = v.no(t, s, CmdUnitMove, `{"unit":"b1-inf1","path":[{"x":14.3,"y":38,"facing":270}],"to":{"x":16,"y":38},"actions":3}`, "F.8", "flank_edge")
+	if !strings.Contains(r.Message, "turning at waypoint 1") {
+		t.Fatalf("%v", r)
+	}
+	evs := v.do(t, s, CmdUnitMove, `{"unit":"b1-inf1","path":[{"x":14.25,"y":36}],"to":{"x":20,"y":34},"actions":3}`)
+	if m := findEvent[*UnitMoved](evs); m == nil || m.To.Center != gv(20, 34) {
+		t.Fatalf("%s", eventsJSON(t, evs))
+	}
+}
+
+// TestFlankEdgeMarch: a tactical march keeps out of the zone along its
+// path too (the movement battle; red declares a march on the east edge and
+// Austria's a2 brigade marches in the same turn's movement phase).
+func TestFlankEdgeMarch(t *testing.T) {
+	s := given(mSetup(t, "")...)
+	v := newVault()
+	v.do(t, s, CmdFlankDeclare, `{"side":"red","edge":"east","orders":{"entry":{"x":72,"y":30},"brigades":[
+		{"id":"rf","order":"attack","general":{"id":"rf-gen","rating":8},"units":[{"id":"rf-inf1","type":"infantry"}]}]}}`, 4)
+	v.do(t, s, CmdPhaseEnd, `{"side":"red"}`)
+	v.do(t, s, CmdMovementHandOver, `{"side":"red"}`)
+	v.do(t, s, CmdMarchDeclare, `{"brigade":"a2"}`)
+	// a2-col (4.5" x 1.5", facing south) at (48,46): its east side 21.75" from the east edge.
+	r := v.no(t, s, CmdUnitMarch, `{"unit":"a2-col","path":[{"x":60.1,"y":44}],"to":{"x":56,"y":42}}`, "F.8", "flank_edge")
+	if math.Abs(r.Numbers["distance"]-9.65) > 1e-9 || r.Numbers["waypoint"] != 1 {
+		t.Fatalf("%v %v", r, r.Numbers)
+	}
+	v.do(t, s, CmdUnitMarch, `{"unit":"a2-col","path":[{"x":57.75,"y":44}],"to":{"x":54,"y":42}}`)
+}
+
+// TestFlankEdgeCentimetres: on a cm table the zone is 20 cm (its own
+// conversion of 12"): 19.9 cm refused, 20.0 cm accepted, along the path.
+func TestFlankEdgeCentimetres(t *testing.T) {
+	s := NewState()
+	body := strings.NewReplacer(`"measurement":"in"`, `"measurement":"cm"`, `"width":72,"depth":48`, `"width":180,"depth":120`, `"turn_limit":4}`, `"turn_limit":0}`).Replace(createBody)
+	mustDecide(t, s, cmd(t, CmdBattleCreate, body), nil)
+	mustDecide(t, s, cmd(t, CmdArmyDeploy, `{"side":"red","c_in_c":{"id":"red-cinc","rating":9,"position":{"x":90,"y":2}},
+		"brigades":[{"id":"r1","order":"attack","general":{"id":"r1-gen","rating":8,"position":{"x":90,"y":8}},
+		 "units":[{"id":"r1-inf1","type":"infantry","position":{"x":90,"y":10},"facing":0}]}]}`), nil)
+	mustDecide(t, s, cmd(t, CmdArmyDeploy, strings.Replace(blueBody, `"position":{"x":20,"y":38}`, `"position":{"x":40,"y":90}`, 1)), nil)
+	mustDecide(t, s, cmd(t, CmdBattleStart, ``), nil)
+	v := newVault()
+	v.do(t, s, CmdFlankDeclare, flankBody, 4)
+	toPhase(t, v, s, 2, PhaseCommand, "")
+	v.do(t, s, CmdOrderGive, `{"general":"b1-gen","units":["b1-inf1"],"content":{"action":"move"}}`, 1, 1)
+	// b1-inf1 (7.5 x 2.5 cm) at (40,90): its west side 36.25 cm from the west edge.
+	r := v.no(t, s, CmdUnitMove, `{"unit":"b1-inf1","path":[{"x":23.65,"y":88}],"to":{"x":30,"y":88},"actions":3}`, "F.8", "flank_edge")
+	if math.Abs(r.Numbers["distance"]-19.9) > 1e-9 || r.Numbers["exclusion"] != 20 || !strings.Contains(r.Message, "19.9 cm") {
+		t.Fatalf("%v %v", r, r.Numbers)
+	}
+	v.do(t, s, CmdUnitMove, `{"unit":"b1-inf1","path":[{"x":23.75,"y":88}],"to":{"x":30,"y":88},"actions":3}`)
+}
+
+// TestFlankEdgeCharge: a charge may not end in, nor pass through, the
+// zone of a flank march's edge; it slides along the target as far out of
+// it as K.6 lets it, and is refused F.8 only when every placement lies
+// inside. Blue has declared a march on the west edge.
+func TestFlankEdgeCharge(t *testing.T) {
+	west := func(s *State) {
+		s.Flank.Marches = []FlankMarch{{N: 1, Side: "blue", Edge: geom.EdgeWest, Commitment: strings.Repeat("a", 64), DeclaredTurn: 1, Roll: 4, Entry: EntryOrdered, ArrivalTurn: 4}}
+	}
+	// The charger 13.75" from the edge; the target's west side 2" from it:
+	// even slid as far east as K.7 allows the charger would stand 6.48" from it.
+	s := kBattle(t, []kU{red("r1-inf1", 16, 10, 0, 4.5, 1.5), blue("b1-inf1", 4.25, 16, 180, 4.5, 1.5)})
+	west(s)
+	r := refused(t, s, chargeCmd(t, "b1-inf1"), nil, "F.8", "flank_edge")
+	if r.Numbers["exclusion"] != 12 || r.Numbers["distance"] >= 12 {
+		t.Fatalf("%v %v", r, r.Numbers)
+	}
+	// Outside the zone: the charge is made as ever.
+	s = kBattle(t, []kU{red("r1-inf1", 30, 10, 0, 4.5, 1.5), blue("b1-inf1", 24, 16, 180, 4.5, 1.5)})
+	west(s)
+	c := findEvent[*ChargeDeclared](mustDecide(t, s, chargeCmd(t, "b1-inf1"), nil))
+	if c == nil || s.Table.DistanceToEdge(c.To, geom.EdgeWest) < 12 {
+		t.Fatalf("%+v", c)
+	}
+	// Inside the middle placement but not at the far end of the slide: the
+	// charger ends as near the middle as the zone lets it, 12" from the edge.
+	s = kBattle(t, []kU{red("r1-inf1", 18, 10, 0, 4.5, 1.5), blue("b1-inf1", 12, 16, 180, 4.5, 1.5)})
+	west(s)
+	c = findEvent[*ChargeDeclared](mustDecide(t, s, chargeCmd(t, "b1-inf1"), nil))
+	if d := s.Table.DistanceToEdge(c.To, geom.EdgeWest); c == nil || d < 12-1e-9 || d > 12.5 {
+		t.Fatalf("ends %v from the edge: %+v", d, c)
+	}
+}
+
+// TestFlankEdgeOtherMoves: a general's move, a formation change and a
+// blunder keep out of the zone too; forced moves (a retreat entered at the
+// table) are not refused.
+func TestFlankEdgeOtherMoves(t *testing.T) {
+	_, s := flankSetup(t, "")
+	v := newVault()
+	v.do(t, s, CmdFlankDeclare, flankBody, 4)
+	toPhase(t, v, s, 1, PhaseMovement, "blue")
+	// Blue's general at (20,40): 20" from the edge.
+	r := v.no(t, s, CmdGeneralMove, `{"general":"b1-gen","to":{"x":11.9,"y":40}}`, "F.8", "flank_edge")
+	if math.Abs(r.Numbers["distance"]-11.9) > 1e-9 {
+		t.Fatalf("%v", r.Numbers)
+	}
+	v.do(t, s, CmdGeneralMove, `{"general":"b1-gen","to":{"x":12,"y":40}}`)
+	// A retreat into the zone is a forced move: recorded as entered.
+	evs := v.do(t, s, CmdCombatRecord, `{"unit":"b1-inf1","result":"retreat","toward":{"x":0,"y":38},"distance":9}`)
+	if c := findEvent[*CombatRecorded](evs); c == nil || s.Table.DistanceToEdge(*c.To, geom.EdgeWest) >= 12 {
+		t.Fatalf("%s", eventsJSON(t, evs))
+	}
+
+	// A formation change whose new base reaches into the zone.
+	_, s = flankSetup(t, "")
+	v = newVault()
+	v.do(t, s, CmdFlankDeclare, flankBody, 4)
+	toPhase(t, v, s, 2, PhaseCommand, "")
+	v.do(t, s, CmdOrderGive, `{"general":"b1-gen","units":["b1-inf1"],"content":{"action":"move"}}`, 1, 1)
+	v.do(t, s, CmdUnitMove, `{"unit":"b1-inf1","to":{"x":14.25,"y":38}}`) // its west side 12" from the edge
+	// March column facing east: 4.5" deep behind the command point.
+	r = v.no(t, s, CmdUnitReform, `{"unit":"b1-inf1","formation":"march_column","facing":90}`, "F.8", "flank_edge")
+	if math.Abs(r.Numbers["distance"]-9.75) > 1e-9 {
+		t.Fatalf("%v", r.Numbers)
+	}
+	v.do(t, s, CmdUnitReform, `{"unit":"b1-inf1","formation":"march_column"}`)
+
+	// A blunder to its right (west, for a unit facing south) stops where
+	// the zone begins, as it stops at any other obstacle.
+	_, s = flankSetup(t, "")
+	v = newVault()
+	v.do(t, s, CmdFlankDeclare, flankBody, 4)
+	toPhase(t, v, s, 2, PhaseCommand, "")
+	evs = v.do(t, s, CmdOrderGive, `{"general":"b1-gen","units":["b1-inf1"],"content":{"action":"move"}}`, 6, 6, 4)
+	b := findEvent[*BlunderCarriedOut](evs)
+	if b == nil || b.Result != BlunderMoveRight || math.Abs(b.Distance-5.75) > 1e-6 || !strings.Contains(b.Stopped, "F.8") {
+		t.Fatalf("%s", eventsJSON(t, evs))
+	}
 }
 
 func TestFlankOpponentView(t *testing.T) {
@@ -423,8 +577,8 @@ func TestFlankTurnLimitScores(t *testing.T) {
 	}
 }
 
-// flankVictoryLog is a battle that emits every event type of flank.go and
-// victory.go, for the codec and describe tests.
+// flankVictoryLog is a battle that emits every event type of flank marches
+// and victory, for the codec and describe tests.
 func flankVictoryLog(t testing.TB) []Event {
 	t.Helper()
 	evs, s := flankSetup(t, `,"objectives":[{"id":"hill","value":5}]`)
@@ -463,5 +617,44 @@ func TestFlankVictoryLogReplays(t *testing.T) {
 	s := replayJSON(t, evs)
 	if s.Status != StatusEnded || s.Victory.Score == nil || s.Victory.Score.Points("red") != 5 {
 		t.Fatalf("replayed: %s", stateJSON(t, s))
+	}
+}
+
+// TestFlankFireScenario: f-fire.yaml refuses both off-table shots citing
+// F.6 with the unit named (F.6: a flank marcher waiting to enter, a unit
+// that retreated off the table).
+func TestFlankFireScenario(t *testing.T) {
+	run := playScenarioFile(t, "../testdata/scenarios/f-fire.yaml")
+	for id, unit := range map[string]string{"f6-waiting": "rf-inf2", "f6-left": "r1-inf2"} {
+		r := run.step(t, id).Refusal
+		if r == nil || r.Rule != "F.6" || r.Code != "off_table" || !strings.Contains(r.Message, unit+" is off the table") {
+			t.Errorf("%s: %v", id, r)
+		}
+	}
+}
+
+// TestFlankEdgeScenario: f-edge.yaml refuses the path at 11.9" and 19.9 cm
+// and the charge into the zone, citing F.8 with the distance, and makes
+// the path at 12.0" and 20.0 cm and the charge outside.
+func TestFlankEdgeScenario(t *testing.T) {
+	run := playScenarioFile(t, "../testdata/scenarios/f-edge.yaml")
+	for id, want := range map[string][2]float64{"f8-path-11-9": {11.9, 12}, "f8-path-19-9cm": {19.9, 20}} {
+		r := run.step(t, id).Refusal
+		if r == nil || r.Rule != "F.8" || math.Abs(r.Numbers["distance"]-want[0]) > 1e-9 || r.Numbers["exclusion"] != want[1] || r.Numbers["waypoint"] != 1 {
+			t.Errorf("%s: %v", id, r)
+		}
+	}
+	if r := run.step(t, "f8-charge-in").Refusal; r == nil || r.Rule != "F.8" || r.Numbers["distance"] >= 12 || !strings.Contains(r.Message, "charging r-edge") {
+		t.Errorf("charge into the zone: %v", r)
+	}
+	if m := findEvent[*UnitMoved](run.step(t, "f8-path-12-0").Events); m == nil {
+		t.Error("the path at 12.0\" was not made")
+	}
+	if m := findEvent[*UnitMoved](run.step(t, "f8-path-20-0cm").Events); m == nil {
+		t.Error("the path at 20.0 cm was not made")
+	}
+	c := findEvent[*ChargeDeclared](run.step(t, "f8-charge-out").Events)
+	if c == nil || run.States["b1"].Table.DistanceToEdge(c.To, geom.EdgeWest) != 21.75 {
+		t.Errorf("charge outside the zone: %+v", c)
 	}
 }

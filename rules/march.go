@@ -1,12 +1,35 @@
+// Tactical marches (RULES.md M.11-M.15, seed 000 8.5): a brigade's march
+// and brigade order changes; a unit's march and where it ends: march_unit.go.
+
 package rules
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/clubledger/ledger/rules/geom"
+)
+
+// Tactical marches (RULES.md M.11-M.15, seed 000 8.5): a brigade's march,
+// its units' marches and where they end, and brigade order changes.
+
+// Command names of tactical marches (M.11-M.15).
+const (
+	// CmdMarchDeclare: a brigade starts a tactical march (M.11, M.15).
+	CmdMarchDeclare = "march.declare"
+	// CmdUnitMarch: one unit of a marching brigade marches (M.12, M.13).
+	CmdUnitMarch = "unit.march"
+	// CmdBrigadeOrder: a brigade's order changes (T.6, M.15).
+	CmdBrigadeOrder = "brigade.order"
+)
+
+// Event type names of tactical marches: persisted forever, never renamed
+// or reused.
+const (
+	EvMarchDeclared      = "march.declared"
+	EvUnitMarched        = "unit.marched"
+	EvBrigadeOrderChange = "brigade.order_changed"
 )
 
 // How a brigade came to march (M.15) or its order to change (T.6, M.15).
@@ -17,38 +40,110 @@ const (
 	OrderByUmpire     = "umpire"
 )
 
-// marchSearchSteps is the number of halvings that find where a march comes
-// within the M.13 distance of an enemy: far below measuring precision.
-const marchSearchSteps = 60
-
-// invPhi is the golden ratio's inverse, the step of the golden-section search.
-const invPhi = 0.6180339887498949
-
-// decideHandOver judges movement.hand_over (M.1): the side moving now
-// finishes and the next side in battle order that has not moved takes the
-// movement phase.
-func decideHandOver(s *State, c *HandOverMovement) ([]Event, *Refusal) {
-	if r := s.inProgress(); r != nil {
-		return nil, r
-	}
-	if s.Phase != PhaseMovement {
-		return nil, refuse("T.3", "not_movement_phase", "the movement phase is handed over in the movement phase; it is turn %d, the %s phase of %s", s.Turn, s.Phase, s.Phasing).with("turn", s.Turn)
-	}
-	if r := s.checkMover(c.Side); r != nil {
-		return nil, r
-	}
-	next := ""
-	for id := s.nextSide(c.Side); id != s.Phasing; id = s.nextSide(id) {
-		if !slices.Contains(s.TurnBook.MovedSides, id) {
-			next = id
-			break
-		}
-	}
-	if next == "" {
-		return nil, refuse("M.1", "all_moved", "every side has moved in this movement phase: end it with phase.end")
-	}
-	return []Event{&MovementHandedOver{Turn: s.Turn, From: c.Side, To: next}}, nil
+// DeclareMarch (march.declare) starts a brigade's tactical march this turn
+// (M.11): the order allows it and all its units stand in march formations.
+// Within the side's number of marches a turn (M.15) it is granted; beyond
+// it, Initiative asks the brigadier's initiative roll for one more.
+type DeclareMarch struct {
+	Brigade    string `json:"brigade"`
+	Initiative bool   `json:"initiative,omitempty"`
 }
+
+// CommandName implements Command.
+func (*DeclareMarch) CommandName() string { return CmdMarchDeclare }
+
+// MarchUnit (unit.march) marches one unit of a brigade whose march was
+// declared, at the M.12 speed, along a path as unit.move's. A unit that
+// comes within the M.13 distance of an enemy stops there: the engine cuts
+// the path at that point and records it.
+type MarchUnit struct {
+	Unit   string     `json:"unit"`
+	To     geom.Vec   `json:"to"`
+	Facing *float64   `json:"facing,omitempty"`
+	Path   []Waypoint `json:"path,omitempty"`
+}
+
+// CommandName implements Command.
+func (*MarchUnit) CommandName() string { return CmdUnitMarch }
+
+// ChangeBrigadeOrder (brigade.order) changes a brigade's order (T.6): by
+// the brigadier's order-change initiative, a recorded roll (M.15), or by
+// the umpire's word (ByUmpire, no roll).
+type ChangeBrigadeOrder struct {
+	Brigade  string `json:"brigade"`
+	Order    string `json:"order"`
+	ByUmpire bool   `json:"by_umpire,omitempty"`
+}
+
+// CommandName implements Command.
+func (*ChangeBrigadeOrder) CommandName() string { return CmdBrigadeOrder }
+
+// MarchDeclared is march.declared (M.11, M.15). Granted says whether the
+// brigade marches; By is "allowance" (within Limit) or "initiative" (the
+// brigadier's roll, at most AtMost).
+type MarchDeclared struct {
+	Turn    int         `json:"turn"`
+	Side    string      `json:"side"`
+	Brigade string      `json:"brigade"`
+	Order   string      `json:"order"`
+	Limit   int         `json:"limit"`
+	Marches int         `json:"marches"` // brigades marching before this one
+	By      string      `json:"by"`
+	Roll    *RollRecord `json:"roll,omitempty"`
+	AtMost  int         `json:"at_most,omitempty"`
+	Granted bool        `json:"granted"`
+}
+
+// EventType implements Event.
+func (*MarchDeclared) EventType() string { return EvMarchDeclared }
+
+// Audience implements Event.
+func (*MarchDeclared) Audience() string { return AudienceAll }
+
+// UnitMarched is unit.marched (M.12, M.13): Distance is what the march cost
+// (path, turns, difficult terrain), Marched the unit's total this turn, Speed
+// its M.12 speed. Ended: it came within the M.13 distance of Enemy and
+// stopped there (Planned is where it was going).
+type UnitMarched struct {
+	Turn     int        `json:"turn"`
+	Unit     string     `json:"unit"`
+	Brigade  string     `json:"brigade"`
+	From     geom.Base  `json:"from"`
+	To       geom.Base  `json:"to"`
+	Path     []geom.Vec `json:"path,omitempty"`
+	Distance float64    `json:"distance"`
+	Marched  float64    `json:"marched"`
+	Speed    float64    `json:"speed"`
+	Ended    bool       `json:"ended,omitempty"`
+	Enemy    string     `json:"enemy,omitempty"`
+	Planned  *geom.Vec  `json:"planned,omitempty"`
+}
+
+// EventType implements Event.
+func (*UnitMarched) EventType() string { return EvUnitMarched }
+
+// Audience implements Event.
+func (*UnitMarched) Audience() string { return AudienceAll }
+
+// BrigadeOrderChanged is brigade.order_changed (T.6, M.15): By is "umpire"
+// or "initiative"; Changed is false when the initiative roll failed.
+type BrigadeOrderChanged struct {
+	Turn    int         `json:"turn"`
+	Side    string      `json:"side"`
+	Brigade string      `json:"brigade"`
+	From    string      `json:"from"`
+	To      string      `json:"to"`
+	By      string      `json:"by"`
+	Roll    *RollRecord `json:"roll,omitempty"`
+	AtMost  int         `json:"at_most,omitempty"`
+	Changed bool        `json:"changed"`
+}
+
+// EventType implements Event.
+func (*BrigadeOrderChanged) EventType() string { return EvBrigadeOrderChange }
+
+// Audience implements Event.
+func (*BrigadeOrderChanged) Audience() string { return AudienceAll }
 
 // marchLimit is the number of brigades a side may march a turn (M.15): by
 // its nation, plus the gifted C-in-C's bonus.
@@ -153,155 +248,6 @@ func brigadierRoll(s *State, purpose, command string, dice Dice) (*RollRecord, [
 		[]Event{newDiceRolled(s, counter, purpose, spec, rolled, command)}, nil
 }
 
-// decideMarch judges unit.march (M.11-M.14): a unit of a brigade whose
-// march was granted, in a march formation, that did not move in the command
-// phase (a formation change is allowed, M.14) nor make a normal move, goes
-// at most its M.12 speed this turn; where it comes within the M.13 distance
-// of an enemy its march ends and the engine stops it there. The move obeys
-// K.1-K.3, M.7 and M.10 like any other.
-func decideMarch(s *State, c *MarchUnit) ([]Event, *Refusal) {
-	rs, m := s.Ruleset, s.Measurement
-	tm := rs.Movement.TacticalMarch
-	u, ut, r := movementUnit(s, c.Unit)
-	if r != nil {
-		return nil, r
-	}
-	if _, ok := s.TurnBook.Marches[u.Brigade]; !ok {
-		return nil, refuse("M.11", "brigade_not_marching", "brigade %s is not marching this turn: declare its march first (march.declare)", u.Brigade)
-	}
-	if r := marchFormationOK(s, u); r != nil {
-		return nil, r
-	}
-	if acted, onlyFormation := actedInCommandPhase(ut); acted && !onlyFormation {
-		return nil, refuse("M.14", "moved_in_command_phase", "unit %s moved in the command phase: no tactical march as well (only a formation change combines with one)", u.ID)
-	}
-	if ut.NormalMoved {
-		return nil, refuse("M.14", "normal_move_made", "unit %s made a normal move this turn: no tactical march as well", u.ID)
-	}
-	stop := tm.StopDistance.For(m)
-	if ut.MarchEnded {
-		return nil, refuse("M.13", "march_ended", "unit %s's march ended this turn when it came within %s of the enemy", u.ID, fmtLen(stop, m)).with("stop_distance", stop)
-	}
-	if e, d := nearestEnemy(s, u, u.Base); e != nil && d <= stop+geom.Eps {
-		return nil, refuse("M.13", "march_ended", "unit %s is %s from enemy unit %s, within %s: its tactical march has ended", u.ID, fmtMeasured(d, stop, m), e.ID, fmtLen(stop, m)).
-			with("distance", d, "stop_distance", stop)
-	}
-	speed := tm.Speeds[rs.UnitTypes[u.Type].TacticalMarch].For(m)
-	left := math.Max(0, speed-ut.Marched)
-	p, r := planPath(s, u.Base, c.Path, c.To, c.Facing)
-	if r != nil {
-		return nil, r
-	}
-	ended, enemy := false, ""
-	var planned *geom.Vec
-	if path, stopAt, e, ok := marchStop(s, u, p, c.Path, stop); ok {
-		to := c.To
-		planned, ended, enemy = &to, true, e
-		if p, r = planPath(s, u.Base, path, stopAt, nil); r != nil {
-			return nil, r
-		}
-	}
-	if cost := p.cost(); cost > left+geom.Eps {
-		used := ""
-		if ut.Marched > 0 {
-			used = fmt.Sprintf(", %s marched already", fmtMeasured(ut.Marched, 0, m))
-		}
-		return nil, refuse("M.12", "march_too_far", "%s marches %s a turn (%s)%s: %s left, this march is %s%s",
-			u.Type, fmtLen(speed, m), rs.UnitTypes[u.Type].TacticalMarch, used, fmtMeasured(left, cost, m), fmtMeasured(cost, left, m), costDetail(p, m)).
-			with("distance", cost, "allowed", left, "speed", speed)
-	}
-	if r := checkPlan(s, u, p, checkFor(s)); r != nil {
-		return nil, r
-	}
-	ev := &UnitMarched{Turn: s.Turn, Unit: u.ID, Brigade: u.Brigade, From: u.Base, To: p.end, Path: p.points()[:len(p.steps)-1],
-		Distance: round6(p.cost()), Marched: round6(ut.Marched + p.cost()), Speed: speed, Ended: ended, Enemy: enemy, Planned: planned}
-	if len(ev.Path) == 0 {
-		ev.Path = nil
-	}
-	return []Event{ev}, nil
-}
-
-// nearestEnemy is the active enemy unit nearest to base b of u's side.
-func nearestEnemy(s *State, u *Unit, b geom.Base) (*Unit, float64) {
-	var best *Unit
-	bd := math.Inf(1)
-	for _, id := range s.sortedUnitIDs() {
-		o := s.Units[id]
-		if o.Side == u.Side || !o.active() {
-			continue
-		}
-		if d := geom.Distance(b, o.Base); d < bd {
-			best, bd = o, d
-		}
-	}
-	return best, bd
-}
-
-// marchStop finds the first point of a march's legs where the unit comes
-// within stop of an enemy (M.13). It returns the path cut there: the
-// waypoints before that leg and the stopping point.
-func marchStop(s *State, u *Unit, p movePlan, path []Waypoint, stop float64) ([]Waypoint, geom.Vec, string, bool) {
-	cur := p.from
-	for i, st := range p.steps {
-		bestT, bestE := math.Inf(1), ""
-		for _, id := range s.sortedUnitIDs() {
-			o := s.Units[id]
-			if o.Side == u.Side || !o.active() {
-				continue
-			}
-			if geom.SweptBase(cur, st.to).DistanceToBase(o.Base) > stop+geom.Eps {
-				continue
-			}
-			if t := firstWithin(cur, st.to, o.Base, stop); t < bestT {
-				bestT, bestE = t, o.ID
-			}
-		}
-		if bestE != "" {
-			return slices.Clone(path[:i]), cur.Center.Lerp(st.to, bestT), bestE, true
-		}
-		cur = st.after
-	}
-	return nil, geom.Vec{}, "", false
-}
-
-// firstWithin is the least t in [0,1] at which base b, slid so its centre is
-// at b.Center.Lerp(to, t), is within d of other. The distance is convex in
-// t (two convex sets, one translated along a line), so its minimum is found
-// by ternary search and the crossing before it by bisection.
-func firstWithin(b geom.Base, to geom.Vec, other geom.Base, d float64) float64 {
-	at := func(t float64) float64 {
-		x := b
-		x.Center = b.Center.Lerp(to, t)
-		return geom.Distance(x, other)
-	}
-	if at(0) <= d {
-		return 0
-	}
-	lo, hi := 0.0, 1.0
-	for range marchSearchSteps {
-		m1, m2 := hi-(hi-lo)*invPhi, lo+(hi-lo)*invPhi
-		if at(m1) <= at(m2) {
-			hi = m2
-		} else {
-			lo = m1
-		}
-	}
-	tmin := (lo + hi) / 2
-	if at(tmin) > d+geom.Eps {
-		return math.Inf(1)
-	}
-	lo, hi = 0, tmin
-	for range marchSearchSteps {
-		mid := (lo + hi) / 2
-		if at(mid) <= d {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
-}
-
 // decideBrigadeOrder judges brigade.order (T.6, M.15): the umpire changes
 // an order at any time; a brigadier tries an order-change initiative once a
 // turn, in his side's command phase or while it moves in the movement phase,
@@ -345,4 +291,77 @@ func decideBrigadeOrder(s *State, c *ChangeBrigadeOrder, dice Dice) ([]Event, *R
 	ev.By, ev.Roll, ev.AtMost = OrderByInitiative, roll, tm.BrigadierInitiative.AtMost
 	ev.Changed = roll.Total <= tm.BrigadierInitiative.AtMost
 	return append(evs, ev), nil, nil
+}
+
+// applyMarch folds the events of tactical marches.
+func applyMarch(s *State, e Event) {
+	tb := &s.TurnBook
+	switch ev := e.(type) {
+	case *MarchDeclared:
+		if ev.By == MarchByInitiative {
+			if tb.MarchTries == nil {
+				tb.MarchTries = map[string]bool{}
+			}
+			tb.MarchTries[ev.Brigade] = true
+		}
+		if ev.Granted {
+			if tb.Marches == nil {
+				tb.Marches = map[string]string{}
+			}
+			tb.Marches[ev.Brigade] = ev.By
+		}
+	case *UnitMarched:
+		u := s.Units[ev.Unit]
+		if u == nil {
+			return
+		}
+		u.Base = ev.To
+		s.followUnit(ev.Unit)
+		ut := tb.unit(ev.Unit)
+		ut.Marched = ev.Marched
+		ut.MarchEnded = ut.MarchEnded || ev.Ended
+	case *BrigadeOrderChanged:
+		if ev.By == OrderByInitiative {
+			if tb.OrderTries == nil {
+				tb.OrderTries = map[string]bool{}
+			}
+			tb.OrderTries[ev.Brigade] = true
+		}
+		if b, _ := s.brigade(ev.Brigade); b != nil && ev.Changed {
+			b.Order = ev.To
+		}
+	}
+}
+
+// describeMarch says the events of tactical marches in words.
+func describeMarch(e Event) string {
+	switch ev := e.(type) {
+	case *MarchDeclared:
+		s := fmt.Sprintf("brigade %s (%s order) ", ev.Brigade, ev.Order)
+		switch {
+		case ev.By == MarchByAllowance:
+			s += fmt.Sprintf("marches: %d of %d tactical marches this turn for %s (M.15)", ev.Marches+1, ev.Limit, ev.Side)
+		case ev.Granted:
+			s += fmt.Sprintf("marches by its brigadier's initiative: rolled %d, at most %d (M.15)", rollTotal(ev.Roll), ev.AtMost)
+		default:
+			s += fmt.Sprintf("may not march: brigadier's initiative rolled %d, above %d (M.15)", rollTotal(ev.Roll), ev.AtMost)
+		}
+		return s
+	case *UnitMarched:
+		s := fmt.Sprintf("%s marched %.1f (%.1f of %.1f this turn, M.12): (%.1f,%.1f) -> (%.1f,%.1f) facing %.0f",
+			ev.Unit, ev.Distance, ev.Marched, ev.Speed, ev.From.Center.X, ev.From.Center.Y, ev.To.Center.X, ev.To.Center.Y, ev.To.Facing)
+		if ev.Ended {
+			s += fmt.Sprintf("; its march ended within reach of %s (M.13)", ev.Enemy)
+		}
+		return s
+	case *BrigadeOrderChanged:
+		switch {
+		case ev.By == OrderByUmpire:
+			return fmt.Sprintf("the umpire changed brigade %s's order from %s to %s (T.6)", ev.Brigade, ev.From, ev.To)
+		case ev.Changed:
+			return fmt.Sprintf("brigade %s's order changed from %s to %s by its brigadier's initiative: rolled %d, at most %d (M.15)", ev.Brigade, ev.From, ev.To, rollTotal(ev.Roll), ev.AtMost)
+		}
+		return fmt.Sprintf("brigade %s stays under %s: its brigadier's initiative for %s rolled %d, above %d (M.15)", ev.Brigade, ev.From, ev.To, rollTotal(ev.Roll), ev.AtMost)
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -57,6 +58,27 @@ func runRuleCases(t *testing.T, cases []ruleCase) {
 				tc.check(t, evs, s)
 			}
 		})
+	}
+}
+
+// stoppedShort checks a move that stopped 1" short of enemy (C.9): where
+// it ended and was going, the distance moved and the actions it used.
+func stoppedShort(enemy string, at, planned geom.Vec, distance float64, actions int) func(*testing.T, []Event, *State) {
+	return func(t *testing.T, evs []Event, s *State) {
+		t.Helper()
+		m := findEvent[*UnitMoved](evs)
+		if m == nil || !m.StoppedShort || m.Enemy != enemy || m.Planned == nil || *m.Planned != planned || m.ActionsUsed != actions {
+			t.Fatalf("%s", eventsJSON(t, evs))
+		}
+		if geom.Dist(m.To.Center, at) > 1e-6 || math.Abs(m.Distance-distance) > 1e-6 || s.Units[m.Unit].Base != m.To {
+			t.Fatalf("stopped at %v after %v: %s", m.To.Center, m.Distance, eventsJSON(t, evs))
+		}
+		if d := geom.Distance(m.To, s.Units[enemy].Base); math.Abs(d-m.Short) > 1e-6 || m.Short != 1 {
+			t.Fatalf("%v from %s, short %v", d, enemy, m.Short)
+		}
+		if d := Describe(m); !strings.Contains(d, "stopped 1 short of "+enemy+" (C.9") {
+			t.Fatalf("%q", d)
+		}
 	}
 }
 
@@ -196,10 +218,42 @@ func TestRulesC(t *testing.T) {
 		// C.9: a charge only if ordered; otherwise stop 1" short.
 		{rule: "C.9", name: "a move may end exactly 1 inch short", near: true, given: []step{order("r1-gen", `"r1-inf1"`, mv, 1, 1)},
 			when: do(CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":19.5},"actions":2}`)},
-		{rule: "C.9", name: "not nearer", near: true, given: []step{order("r1-gen", `"r1-inf1"`, mv, 1, 1)},
+		{rule: "C.9", name: "ending 0.9 inch short, it stops 1 inch short", near: true, given: []step{order("r1-gen", `"r1-inf1"`, mv, 1, 1)},
+			when:  do(CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":19.6},"actions":2}`),
+			check: stoppedShort("b1-inf1", gv(20, 19.5), gv(20, 19.6), 9.5, 2)},
+		{rule: "C.9", name: "reaching the enemy on the way, it stops there, 1 inch short", near: true, given: []step{order("r1-gen", `"r1-inf1"`, mv, 1, 1)},
+			when:  do(CmdUnitMove, `{"unit":"r1-inf1","path":[{"x":20,"y":20.5}],"to":{"x":20,"y":15},"actions":3}`),
+			check: stoppedShort("b1-inf1", gv(20, 19.5), gv(20, 15), 9.5, 2)},
+		{rule: "C.9", name: "it pays the actions its shortened move takes", near: true, given: []step{order("r1-gen", `"r1-inf1"`, mv, 1, 1)},
+			tweak: func(s *State) { s.Units["b1-inf1"].Base.Center.Y = 16 }, // its front edge at 15.25
+			when:  do(CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":21},"actions":3}`),
+			check: stoppedShort("b1-inf1", gv(20, 13.5), gv(20, 21), 3.5, 1)},
+		{rule: "C.9", name: "along a path with a turn: short on the leg where it comes within 1 inch", near: true, given: []step{order("r1-gen", `"r1-inf1"`, mv, 1, 1)},
+			when: do(CmdUnitMove, `{"unit":"r1-inf1","path":[{"x":14,"y":12,"facing":45}],"to":{"x":22,"y":20},"facing":0,"actions":3}`),
+			check: func(t *testing.T, evs []Event, s *State) {
+				m := findEvent[*UnitMoved](evs)
+				if m == nil || !m.StoppedShort || m.To.Facing != 45 || len(m.Route) != 1 || m.Planned == nil || *m.Planned != gv(22, 20) {
+					t.Fatalf("%s", eventsJSON(t, evs))
+				}
+				if d := geom.Distance(m.To, s.Units["b1-inf1"].Base); d < 1-1e-9 || d > 1+1e-6 {
+					t.Fatalf("stopped %v from the enemy", d)
+				}
+			}},
+		{rule: "C.9", name: "exactly 1 inch short is no stop", near: true, given: []step{order("r1-gen", `"r1-inf1"`, mv, 1, 1)},
+			when: do(CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":19.5},"actions":2}`),
+			check: func(t *testing.T, evs []Event, s *State) {
+				if m := findEvent[*UnitMoved](evs); m == nil || m.StoppedShort || m.Planned != nil {
+					t.Fatalf("%s", eventsJSON(t, evs))
+				}
+			}},
+		{rule: "C.9", name: "already 1 inch away, no nearer", near: true, given: []step{order("r1-gen", `"r1-inf1"`, mv, 1, 1)},
+			tweak: func(s *State) { s.Units["r1-inf1"].Base.Center.Y = 19.5 },
+			when:  do(CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":20}}`), refuse: "C.9/no_room_short"},
+		{rule: "C.9", name: "stopping short where a friend stands is refused", near: true, given: []step{order("r1-gen", `"r1-inf1"`, mv, 1, 1)},
+			tweak: func(s *State) { s.Units["r1-inf2"].Base.Center = gv(21, 19.5) },
+			when:  do(CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":19.6},"actions":2}`), refuse: "K.1/friend_contact"},
+		{rule: "C.9", name: "with a charge order a move is not a charge: refused, use unit.charge", near: true, given: []step{order("r1-gen", `"r1-inf1"`, `{"action":"charge","target":"b1-inf1"}`, 1, 1)},
 			when: do(CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":19.6},"actions":2}`), refuse: "C.9/enemy_too_close"},
-		{rule: "C.9", name: "nor on the way", near: true, given: []step{order("r1-gen", `"r1-inf1"`, mv, 1, 1)},
-			when: do(CmdUnitMove, `{"unit":"r1-inf1","path":[{"x":20,"y":20.5}],"to":{"x":20,"y":15},"actions":3}`), refuse: "C.9/path_reaches_enemy"},
 		{rule: "C.9", name: "no charge without a charge order", near: true, given: []step{order("r1-gen", `"r1-inf2"`, mv, 1, 1)},
 			when: do(CmdUnitCharge, `{"unit":"r1-inf2","target":"b1-inf1","actions":3}`), refuse: "C.9/no_charge_order"},
 		{rule: "C.9", name: "a charge order reaches contact", near: true, given: []step{order("r1-gen", `"r1-inf1"`, `{"action":"charge","target":"b1-inf1"}`, 1, 1)},
@@ -333,4 +387,81 @@ func TestRulesC(t *testing.T) {
 		{rule: "C.17", name: "manhandled medium guns once a turn", given: []step{order("r2-gen", `"r2-med"`, mv, 1, 1), do(CmdUnitMove, `{"unit":"r2-med","to":{"x":66,"y":13}}`)},
 			when: do(CmdUnitMove, `{"unit":"r2-med","to":{"x":66,"y":14}}`), refuse: "C.17/moves_per_turn"},
 	})
+}
+
+// TestC9StopShortTable: at the boundary of C.9's 1" (2.5 cm on a cm
+// table): a move ending exactly the gap from the enemy is made as given;
+// one ending nearer, touching or beyond the enemy stops the gap short
+// along its path, and says so.
+func TestC9StopShortTable(t *testing.T) {
+	_, near := nearSetup(t)
+	cm := NewState()
+	mustDecide(t, cm, cmd(t, CmdBattleCreate, strings.NewReplacer(`"measurement":"in"`, `"measurement":"cm"`, `"width":72,"depth":48`, `"width":180,"depth":120`).Replace(createBody)), nil)
+	mustDecide(t, cm, cmd(t, CmdArmyDeploy, `{"side":"red","c_in_c":{"id":"red-cinc","rating":9,"position":{"x":60,"y":2}},
+		"brigades":[{"id":"r1","order":"attack","general":{"id":"r1-gen","rating":8,"position":{"x":90,"y":6}},
+		 "units":[{"id":"r1-inf1","type":"infantry","position":{"x":90,"y":10},"facing":0}]}]}`), nil)
+	mustDecide(t, cm, cmd(t, CmdArmyDeploy, `{"side":"blue","c_in_c":{"id":"blue-cinc","rating":8,"position":{"x":60,"y":118}},
+		"brigades":[{"id":"b1","order":"defend","general":{"id":"b1-gen","rating":8,"position":{"x":90,"y":110}},
+		 "units":[{"id":"b1-inf1","type":"infantry","position":{"x":90,"y":40},"facing":180}]}]}`), nil)
+	mustDecide(t, cm, cmd(t, CmdBattleStart, ``), nil)
+	for _, tc := range []struct {
+		name      string
+		battle    *State
+		toY, endY float64 // where it was going and where it ends
+		short     bool
+	}{
+		// in: r1-inf1's front edge at y+0.75, the enemy's at 21.25.
+		{"1.01 inches away", near, 19.49, 19.49, false},
+		{"exactly 1 inch away", near, 19.5, 19.5, false},
+		{"0.99 inches away", near, 19.51, 19.5, true},
+		{"touching", near, 20.5, 19.5, true},
+		{"beyond the enemy", near, 25, 19.5, true},
+		// cm: the front edge at y+1.25, the enemy's at 38.75.
+		{"2.5 cm away", cm, 35, 35, false},
+		{"2.4 cm away", cm, 35.1, 35, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.battle.Clone()
+			mustDecide(t, s, cmd(t, CmdOrderGive, `{"general":"r1-gen","units":["r1-inf1"],"content":{"action":"move"}}`), NewFixedDice(1, 1))
+			x := s.Units["r1-inf1"].Base.Center.X
+			evs := mustDecide(t, s, cmd(t, CmdUnitMove, fmt.Sprintf(`{"unit":"r1-inf1","to":{"x":%g,"y":%g},"actions":3}`, x, tc.toY)), nil)
+			m := findEvent[*UnitMoved](evs)
+			if m == nil || m.StoppedShort != tc.short || math.Abs(m.To.Center.Y-tc.endY) > 1e-6 {
+				t.Fatalf("%s", eventsJSON(t, evs))
+			}
+			gap := s.Ruleset.Contact.Gap.For(s.Measurement)
+			if d := geom.Distance(m.To, s.Units["b1-inf1"].Base); d < gap-1e-6 {
+				t.Fatalf("ended %v from the enemy", d)
+			}
+			if tc.short && (m.Short != gap || !strings.Contains(Describe(m), fmt.Sprintf("stopped %g short of b1-inf1", gap))) {
+				t.Fatalf("%q", Describe(m))
+			}
+		})
+	}
+}
+
+// TestC9StopShortScenario: c-stop-short.yaml's grenadiers stop 1" short of
+// the guns at the bridge, paying two of their three actions; a move ending
+// exactly 1" away is made as given; along a path with a turn the unit stops
+// on the leg after the turn, facing as on that leg.
+func TestC9StopShortScenario(t *testing.T) {
+	run := playScenarioFile(t, "../testdata/scenarios/c-stop-short.yaml")
+	s := run.States["b1"]
+	m := findEvent[*UnitMoved](run.step(t, "c9-guns").Events)
+	if m == nil || !m.StoppedShort || m.Enemy != "au-guns" || m.To.Center != gv(20, 26.75) || m.Distance != 10.75 || m.ActionsUsed != 2 || *m.Planned != gv(20, 28) {
+		t.Fatalf("the grenadiers: %+v", m)
+	}
+	if ut := s.TurnBook.peekUnit("fr-gren"); ut.ActionsLeft != 1 {
+		t.Fatalf("fr-gren has %d actions left", ut.ActionsLeft)
+	}
+	if m := findEvent[*UnitMoved](run.step(t, "c9-exactly").Events); m == nil || m.StoppedShort {
+		t.Fatalf("exactly 1\": %+v", m)
+	}
+	m = findEvent[*UnitMoved](run.step(t, "c9-turn").Events)
+	if m == nil || !m.StoppedShort || m.Enemy != "au-e" || m.To.Facing != 45 || len(m.Route) != 1 || *m.Route[0].Facing != 45 {
+		t.Fatalf("with a turn: %+v", m)
+	}
+	if d := geom.Distance(m.To, s.Units["au-e"].Base); math.Abs(d-1) > 1e-6 {
+		t.Fatalf("stopped %v from the guns", d)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/clubledger/ledger/rules/geom"
 )
 
 func orderF(general, unit string) step {
@@ -33,8 +35,15 @@ func TestRulesK(t *testing.T) {
 			refuse: "K.2/path_reaches_enemy", nums: map[string]float64{"waypoint": 1, "gap": 1, "distance": 0.559}, msg: `passes 0.6" from a3-hus on the leg to waypoint 1; at least 1" unless charging`},
 		{rule: "K.2", name: "keeping 1\" away is fine", overlay: mt, given: one(redEnds), tweak: hussarsNear,
 			when: do(CmdUnitMove, `{"unit":"f4-b","path":[{"x":30,"y":21.5}],"to":{"x":29,"y":22}}`)},
-		{rule: "K.2", name: "the command phase cites C.9", given: one(orderF("f4-gen", "f4-b")), tweak: hussarsNear,
-			when: do(CmdUnitMove, `{"unit":"f4-b","path":[{"x":31,"y":22}],"to":{"x":29,"y":22.5}}`), refuse: "C.9/path_reaches_enemy", nums: map[string]float64{"waypoint": 1}},
+		{rule: "K.2", name: "in the command phase the move stops 1\" short instead (C.9)", given: one(orderF("f4-gen", "f4-b")), tweak: hussarsNear,
+			when: do(CmdUnitMove, `{"unit":"f4-b","path":[{"x":31,"y":22}],"to":{"x":29,"y":22.5}}`),
+			check: wantEvent(func(t *testing.T, e *UnitMoved, s *State) {
+				if !e.StoppedShort || e.Enemy != "a3-hus" || len(e.Path) != 0 || math.Abs(geom.Distance(e.To, s.Units["a3-hus"].Base)-1) > 1e-6 {
+					t.Fatalf("%+v", e)
+				}
+			})},
+		{rule: "K.2", name: "with a charge order the command phase refuses, citing C.9", given: one(do(CmdOrderGive, `{"general":"f4-gen","units":["f4-b"],"content":{"action":"charge"}}`, 1, 1)), tweak: hussarsNear,
+			when: do(CmdUnitMove, `{"unit":"f4-b","path":[{"x":31,"y":22}],"to":{"x":29,"y":22.5}}`), refuse: "C.9/path_reaches_enemy", nums: map[string]float64{"waypoint": 1}, msg: "unit.charge"},
 		{rule: "K.2", name: "ending within 1\"", overlay: mt, given: one(redEnds), tweak: place("a3-hus", 28, 23.5, 180),
 			when: move("f4-b", 28, 21), refuse: "K.2/enemy_too_close", nums: map[string]float64{"distance": 0.75, "gap": 1}},
 		{rule: "K.2", name: "turning may pass within 1\"", given: one(orderF("f4-gen", "f4-b")), tweak: tweaks(place("a3-hus", 28, 22.95, 180), status("a3-hus", UnitRetreating)),

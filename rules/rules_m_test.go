@@ -3,6 +3,7 @@ package rules
 import (
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -163,7 +164,7 @@ func TestRulesM(t *testing.T) {
 			})},
 		{rule: "M.9", name: "a disordered enemy is not formed: no test", overlay: mt, given: one(redEnds), tweak: tweaks(place("a3-hus", 28, 26, 180), status("a3-hus", UnitDisordered)),
 			when: do(CmdUnitReform, `{"unit":"f4-b","formation":"attack_column"}`)},
-		{rule: "M.9", name: "the command phase too, when the ruleset says so", overlay: "movement: {formation_test: {phases: [command, movement]}}",
+		{rule: "M.9", name: "the command phase too, under the default ruleset (T.2)",
 			tweak: place("a3-hus", 28, 26, 180),
 			given: one(do(CmdOrderGive, `{"general":"f4-gen","units":["f4-b"],"content":{"action":"formation","formation":"attack_column"}}`, 1, 1)),
 			when:  do(CmdUnitReform, `{"unit":"f4-b","formation":"attack_column"}`, 2),
@@ -172,6 +173,41 @@ func TestRulesM(t *testing.T) {
 					t.Fatalf("%+v", e)
 				}
 			})},
+		{rule: "M.9", name: "passed in the command phase: the action is spent on the change",
+			tweak: place("a3-hus", 28, 26, 180),
+			given: one(do(CmdOrderGive, `{"general":"f4-gen","units":["f4-b"],"content":{"action":"formation","formation":"attack_column"}}`, 1, 1)),
+			when:  do(CmdUnitReform, `{"unit":"f4-b","formation":"attack_column"}`, 4),
+			check: func(t *testing.T, evs []Event, s *State) {
+				ft, re := findEvent[*FormationTested](evs), findEvent[*UnitReformed](evs)
+				if ft == nil || !ft.Passed || ft.Distance != 4.25 || re == nil || s.Units["f4-b"].Formation != "attack_column" || s.TurnBook.peekUnit("f4-b").ActionsLeft != 2 {
+					t.Fatalf("%s", eventsJSON(t, evs))
+				}
+			}},
+		{rule: "M.9", name: "6\" away is within: tested", tweak: place("a3-hus", 28, 27.75, 180),
+			given: one(do(CmdOrderGive, `{"general":"f4-gen","units":["f4-b"],"content":{"action":"formation","formation":"attack_column"}}`, 1, 1)),
+			when:  do(CmdUnitReform, `{"unit":"f4-b","formation":"attack_column"}`, 4),
+			check: wantEvent(func(t *testing.T, e *FormationTested, s *State) {
+				if e.Distance != 6 {
+					t.Fatalf("%+v", e)
+				}
+			})},
+		{rule: "M.9", name: "6.01\" away: no test", tweak: place("a3-hus", 28, 27.76, 180),
+			given: one(do(CmdOrderGive, `{"general":"f4-gen","units":["f4-b"],"content":{"action":"formation","formation":"attack_column"}}`, 1, 1)),
+			when:  do(CmdUnitReform, `{"unit":"f4-b","formation":"attack_column"}`),
+			check: func(t *testing.T, evs []Event, s *State) {
+				if findEvent[*FormationTested](evs) != nil || s.Units["f4-b"].Formation != "attack_column" {
+					t.Fatalf("%s", eventsJSON(t, evs))
+				}
+			}},
+		{rule: "M.9", name: "a ruleset may narrow the test to the movement phase", overlay: "movement: {formation_test: {phases: [movement]}}",
+			tweak: place("a3-hus", 28, 26, 180),
+			given: one(do(CmdOrderGive, `{"general":"f4-gen","units":["f4-b"],"content":{"action":"formation","formation":"attack_column"}}`, 1, 1)),
+			when:  do(CmdUnitReform, `{"unit":"f4-b","formation":"attack_column"}`),
+			check: func(t *testing.T, evs []Event, s *State) {
+				if findEvent[*FormationTested](evs) != nil || s.Units["f4-b"].Formation != "attack_column" {
+					t.Fatalf("%s", eventsJSON(t, evs))
+				}
+			}},
 		// M.10: no turning flank or rear to formed close-order enemy.
 		{rule: "M.10", name: "turning the left flank to a line 3\" away", overlay: mt, given: one(redEnds), tweak: place("a3-hus", 28, 24.25, 180),
 			when: do(CmdUnitMove, `{"unit":"f4-b","to":{"x":28,"y":20},"facing":90}`), refuse: "M.10/flank_exposed", nums: map[string]float64{"limit": 6}, msg: "left flank toward formed squadron_column unit a3-hus"},
@@ -225,6 +261,37 @@ func TestRulesM(t *testing.T) {
 		{rule: "M.14", name: "a march, then no normal move", overlay: mt, given: one(redEnds, declare("f1"), march("f1-b", 18, 20)), when: move("f1-b", 18, 22), refuse: "M.14/marched"},
 		{rule: "M.14", name: "a formation change in the movement phase, then a march", overlay: mt,
 			given: one(redEnds, declare("f1"), do(CmdUnitReform, `{"unit":"f1-b","formation":"company_column"}`)), when: march("f1-b", 18, 20)},
+		{rule: "M.14", name: "march, then deploy in the same turn, with an action of the order", given: one(
+			do(CmdOrderGive, `{"general":"f1-gen","units":["f1-a"],"content":{"action":"formation","formation":"line","text":"march to the hill and deploy into line"}}`, 1, 1),
+			redEnds, declare("f1"), march("f1-a", 10, 20)),
+			when: do(CmdUnitReform, `{"unit":"f1-a","formation":"line"}`),
+			check: wantEvent(func(t *testing.T, e *UnitReformed, s *State) {
+				ut := s.TurnBook.peekUnit("f1-a")
+				if e.Phase != PhaseMovement || !e.AfterMarch || e.ActionsUsed != 1 || ut.ActionsLeft != 2 || s.Units["f1-a"].Formation != "line" || e.To.FrontCenter() != e.From.FrontCenter() {
+					t.Fatalf("%+v, turn %+v", e, ut)
+				}
+				if d := Describe(e); !strings.Contains(d, "after its tactical march (M.14)") {
+					t.Fatalf("%q", d)
+				}
+			})},
+		{rule: "M.14", name: "form, march, then deploy", given: one(
+			do(CmdOrderGive, `{"general":"f1-gen","units":["f1-a"],"content":{"action":"formation","formation":"division_column"}}`, 1, 1),
+			do(CmdUnitReform, `{"unit":"f1-a","formation":"division_column"}`), redEnds, declare("f1"), march("f1-a", 10, 20)),
+			when: do(CmdUnitReform, `{"unit":"f1-a","formation":"line"}`)},
+		{rule: "M.14", name: "march, then deploy: without an order's action, no deployment", given: one(redEnds, declare("f1"), march("f1-a", 10, 20)),
+			when: do(CmdUnitReform, `{"unit":"f1-a","formation":"line"}`), refuse: "C.3/no_order", msg: "M.14"},
+		{rule: "M.14", name: "march, then deploy: every action spent", given: one(
+			do(CmdOrderGive, `{"general":"f1-gen","units":["f1-a"],"content":{"action":"formation","formation":"company_column"}}`, 3, 3),
+			do(CmdUnitReform, `{"unit":"f1-a","formation":"division_column"}`), do(CmdUnitReform, `{"unit":"f1-a","formation":"company_column"}`),
+			redEnds, declare("f1"), march("f1-a", 10, 20)),
+			when: do(CmdUnitReform, `{"unit":"f1-a","formation":"line"}`), refuse: "C.16/no_actions_left", nums: map[string]float64{"actions_left": 0, "cost": 1}},
+		{rule: "M.14", name: "a deployment comes after the march, not before it", given: one(
+			do(CmdOrderGive, `{"general":"f1-gen","units":["f1-a"],"content":{"action":"formation","formation":"line"}}`, 1, 1), redEnds, declare("f1")),
+			when: do(CmdUnitReform, `{"unit":"f1-a","formation":"division_column"}`), refuse: "T.7/changes_are_actions", msg: "M.14"},
+		{rule: "M.14", name: "deployed in line, it marches no farther", given: one(
+			do(CmdOrderGive, `{"general":"f1-gen","units":["f1-a"],"content":{"action":"formation","formation":"line"}}`, 1, 1),
+			redEnds, declare("f1"), march("f1-a", 10, 14), do(CmdUnitReform, `{"unit":"f1-a","formation":"line"}`)),
+			when: march("f1-a", 10, 18), refuse: "M.11/march_formation"},
 		// M.15: marches a turn by nation; brigadier initiative.
 		{rule: "M.15", name: "France: a third brigade needs initiative", given: one(redEnds, declare("f1"), declare("f2")), when: declare("f3"),
 			refuse: "M.15/march_limit", nums: map[string]float64{"limit": 2, "marching": 2}},
@@ -314,4 +381,48 @@ func TestRulesM(t *testing.T) {
 				}
 			}},
 	})
+}
+
+// TestFormationTestScenario: m-formation-test.yaml takes the M.9 test in
+// the command phase under the default ruleset at exactly 6" (failed, then
+// passed) and 2.5", none at 6.01", and none where the battle's ruleset
+// narrows the test to the movement phase.
+func TestFormationTestScenario(t *testing.T) {
+	run := playScenarioFile(t, "../testdata/scenarios/m-formation-test.yaml")
+	for id, want := range map[string]struct {
+		tested, passed bool
+		distance       float64
+	}{
+		"m9-six-failed":  {true, false, 6},
+		"m9-six-passed":  {true, true, 6},
+		"m9-beyond":      {false, true, 0},
+		"m9-near-passed": {true, true, 2.5},
+		"m9-narrowed":    {false, true, 0},
+	} {
+		evs := run.step(t, id).Events
+		ft, re := findEvent[*FormationTested](evs), findEvent[*UnitReformed](evs)
+		if (ft != nil) != want.tested || (re != nil) != want.passed || (ft != nil && (ft.Passed != want.passed || ft.Distance != want.distance)) {
+			t.Errorf("%s: %s", id, eventsJSON(t, evs))
+		}
+	}
+	s := run.States["b1"]
+	if ut := s.TurnBook.peekUnit("fr-a"); ut.ActionsLeft != 1 || s.Units["fr-a"].Formation != "attack_column" {
+		t.Errorf("fr-a: %+v in %s", ut, s.Units["fr-a"].Formation)
+	}
+}
+
+// TestMarchDeployScenario: m-march-deploy.yaml marches a battalion until
+// its march ends (M.13), then deploys it into line in the same movement
+// phase with its order's action (M.14).
+func TestMarchDeployScenario(t *testing.T) {
+	run := playScenarioFile(t, "../testdata/scenarios/m-march-deploy.yaml")
+	m := findEvent[*UnitMarched](run.step(t, "m14-march").Events)
+	d := findEvent[*UnitReformed](run.step(t, "m14-deploy").Events)
+	if m == nil || !m.Ended || d == nil || !d.AfterMarch || d.ActionsUsed != 1 || d.FromFormation != "company_column" || d.ToFormation != "line" || d.Turn != m.Turn {
+		t.Fatalf("march %+v, deploy %+v", m, d)
+	}
+	s := run.States["b1"]
+	if u, ut := s.Units["fr-a"], s.TurnBook.peekUnit("fr-a"); u.Formation != "line" || ut.ActionsLeft != 0 || u.Base.FrontCenter() != m.To.FrontCenter() {
+		t.Fatalf("fr-a %+v, turn %+v", u, ut)
+	}
 }

@@ -123,6 +123,7 @@ command:
 		"flank_march: {arrival: {entries: [{roll: 1, entry: ordered}]}}",
 		"unit_types: {infantry: {default_formation: limbered}}",
 		"measurement: {default: furlongs}",
+		"contact: {leader_point: centre}", // K.10: the engine knows front_center only
 		"- a list",
 	} {
 		if _, err := LoadRuleset(nil, []byte(bad)); err == nil {

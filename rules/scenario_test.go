@@ -15,18 +15,21 @@ import (
 // docs/scenario-format.md) the rules need to play a file without the
 // service: commands, physical dice and expectations.
 type scenarioFile struct {
+	ID       string `yaml:"id"`
 	Name     string `yaml:"name"`
 	Campaign string `yaml:"campaign"`
 	Battle   string `yaml:"battle"`
 	Actor    string `yaml:"actor"`
 	Steps    []struct {
-		Do     string         `yaml:"do"`
-		Battle string         `yaml:"battle"`
-		Actor  string         `yaml:"actor"`
-		Dice   []int          `yaml:"dice"`
-		With   map[string]any `yaml:"with"`
-		Expect string         `yaml:"expect"`
-		Note   string         `yaml:"note"`
+		Do       string         `yaml:"do"`
+		ID       string         `yaml:"id"`
+		Campaign string         `yaml:"campaign"`
+		Battle   string         `yaml:"battle"`
+		Actor    string         `yaml:"actor"`
+		Dice     []int          `yaml:"dice"`
+		With     map[string]any `yaml:"with"`
+		Expect   string         `yaml:"expect"`
+		Note     string         `yaml:"note"`
 	} `yaml:"steps"`
 }
 
@@ -59,7 +62,57 @@ func TestMovementScenarios(t *testing.T) {
 	}
 }
 
-func playScenarioFile(t *testing.T, f string) {
+// TestFlankScenarioFiles plays testdata/scenarios/f-*.yaml the same way,
+// with the test vault sealing and revealing flank marches as the service
+// does. f-campaign.yaml is left to the service (campaign/standings_test.go):
+// its refusals of destroyed units come from the campaign's rosters (V.3),
+// which the rules do not hold.
+func TestFlankScenarioFiles(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/scenarios/f-*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no f-*.yaml scenarios")
+	}
+	for _, f := range files {
+		if filepath.Base(f) == "f-campaign.yaml" {
+			continue
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) { playScenarioFile(t, f) })
+	}
+}
+
+// playedStep is what one step of a scenario gave.
+type playedStep struct {
+	Number  int
+	Do, ID  string
+	Battle  string
+	Status  string
+	Events  []Event
+	Refusal *Refusal
+}
+
+// scenarioRun is a scenario file played through Decide: every step's
+// outcome, and each battle's state at the end.
+type scenarioRun struct {
+	Steps  []playedStep
+	States map[string]*State
+}
+
+// step returns the step with command id id (a scenario step's `id`).
+func (r *scenarioRun) step(t testing.TB, id string) playedStep {
+	t.Helper()
+	for _, st := range r.Steps {
+		if st.ID == id {
+			return st
+		}
+	}
+	t.Fatalf("no step with id %q", id)
+	return playedStep{}
+}
+
+// playScenarioFile plays f and checks every step's expectation and that
+// each battle's log replays to its live state.
+func playScenarioFile(t *testing.T, f string) *scenarioRun {
+	t.Helper()
 	b, err := os.ReadFile(f)
 	if err != nil {
 		t.Fatal(err)
@@ -70,71 +123,120 @@ func playScenarioFile(t *testing.T, f string) {
 	if err := dec.Decode(&sc); err != nil {
 		t.Fatal(err)
 	}
-	s := NewState()
-	var log []Event
-	var sides []SideSpec
-	era := ""
+	p := &scenarioPlayer{states: map[string]*State{}, logs: map[string][]Event{}, vault: newVault(), battle: firstNonEmpty(sc.Battle, "b1")}
+	run := &scenarioRun{States: p.states}
 	for i, st := range sc.Steps {
-		status := playStep(t, s, &log, &sides, &era, sc.Actor, st.Do, st.Actor, st.Dice, st.With)
-		if st.Expect != "" && st.Expect != status && !(st.Expect == "refused" && strings.HasPrefix(status, "refused")) {
-			t.Errorf("step %d %s (%s): expected %s, got %s", i+1, st.Do, st.Note, st.Expect, status)
+		if st.Battle != "" {
+			p.battle = st.Battle
+		}
+		ps := p.play(t, firstNonEmpty(st.Actor, sc.Actor), st.Do, st.Dice, st.With)
+		ps.Number, ps.Do, ps.ID, ps.Battle = i+1, st.Do, st.ID, p.battle
+		run.Steps = append(run.Steps, ps)
+		if st.Expect != "" && st.Expect != ps.Status && !(st.Expect == "refused" && strings.HasPrefix(ps.Status, "refused")) {
+			t.Errorf("step %d %s (%s): expected %s, got %s", i+1, st.Do, st.Note, st.Expect, ps.Status)
 		}
 	}
-	if got := stateJSON(t, replayJSON(t, log)); got != stateJSON(t, s) {
-		t.Error("replay differs from live")
+	for battle, log := range p.logs {
+		if got := stateJSON(t, replayJSON(t, log)); got != stateJSON(t, p.states[battle]) {
+			t.Errorf("battle %s: replay differs from live", battle)
+		}
 	}
+	return run
 }
 
-func playStep(t *testing.T, s *State, log *[]Event, sides *[]SideSpec, era *string, actor, do, stepActor string, dice []int, with map[string]any) string {
+// scenarioPlayer plays steps as the service's runner does: the campaign's
+// sides, era and ruleset filled into battle.create, flank-march orders
+// sealed and revealed by a vault, physical dice entered by the actor.
+type scenarioPlayer struct {
+	states  map[string]*State
+	logs    map[string][]Event
+	vault   *vault
+	battle  string
+	sides   []SideSpec
+	overlay map[string]any
+}
+
+func (p *scenarioPlayer) play(t *testing.T, actor, do string, dice []int, with map[string]any) playedStep {
 	t.Helper()
-	if stepActor != "" {
-		actor = stepActor
-	}
 	if do == "campaign.create" {
 		var c struct {
-			Sides []SideSpec `json:"sides"`
-			Era   string     `json:"era"`
+			Sides   []SideSpec `json:"sides"`
+			Era     string     `json:"era"`
+			Ruleset string     `json:"ruleset"`
 		}
 		raw, _ := json.Marshal(with)
 		if err := json.Unmarshal(raw, &c); err != nil {
 			t.Fatal(err)
 		}
-		*sides, *era = c.Sides, c.Era
-		return "accepted"
+		p.sides, p.overlay = c.Sides, map[string]any{}
+		p.merge(t, c.Ruleset)
+		if c.Era != "" {
+			p.overlay = mergeYAML(p.overlay, map[string]any{"era": c.Era}).(map[string]any)
+		}
+		return playedStep{Status: "accepted"}
 	}
 	if with == nil {
 		with = map[string]any{}
 	}
+	if p.states[p.battle] == nil {
+		p.states[p.battle] = NewState()
+	}
+	s := p.states[p.battle]
 	if do == CmdBattleCreate {
-		with["battle"] = "b1"
+		with["battle"] = p.battle
 		if _, ok := with["sides"]; !ok {
-			with["sides"] = *sides
+			with["sides"] = p.sides
 		}
-		if *era != "" {
-			with["ruleset"] = "era: " + *era
+		own, _ := with["ruleset"].(string)
+		saved := p.overlay
+		p.merge(t, own)
+		if len(p.overlay) > 0 {
+			out, err := yaml.Marshal(p.overlay)
+			if err != nil {
+				t.Fatal(err)
+			}
+			with["ruleset"] = string(out)
 		}
+		p.overlay = saved
 	}
 	raw, _ := json.Marshal(with)
 	c, err := DecodeCommand(do, raw)
 	if err != nil {
 		t.Fatalf("%s: %v", do, err)
 	}
+	c = p.vault.prep(t, s, c)
 	fd := &FixedDice{Values: dice, Source: SourcePhysical, EnteredBy: actor}
 	evs, err := Decide(s, c, fd)
 	var r *Refusal
 	switch {
 	case errors.As(err, &r):
-		return "refused " + r.Rule
+		return playedStep{Status: "refused " + r.Rule, Refusal: r}
 	case err != nil:
-		return "error: " + err.Error()
+		return playedStep{Status: "error: " + err.Error()}
 	case sumCounts(fd.Requests) != len(dice):
-		return "refused dice"
+		return playedStep{Status: "refused dice"}
 	}
 	for _, e := range evs {
 		Apply(s, e)
 	}
-	*log = append(*log, evs...)
-	return "accepted"
+	p.logs[p.battle] = append(p.logs[p.battle], evs...)
+	return playedStep{Status: "accepted", Events: evs}
+}
+
+// merge deep-merges a YAML overlay into the player's overlay.
+func (p *scenarioPlayer) merge(t *testing.T, overlay string) {
+	t.Helper()
+	if strings.TrimSpace(overlay) == "" {
+		return
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(overlay), &m); err != nil {
+		t.Fatal(err)
+	}
+	if p.overlay == nil {
+		p.overlay = map[string]any{}
+	}
+	p.overlay = mergeYAML(p.overlay, m).(map[string]any)
 }
 
 func sumCounts(reqs []RollRequest) int {

@@ -210,6 +210,12 @@ type GeneralTurn struct {
 	Moved float64 `json:"moved,omitempty"`
 }
 
+// active reports whether a unit is on the table and can act or be measured
+// to (T.4: a destroyed unit cannot move).
+func (u *Unit) active() bool {
+	return u != nil && u.Status != UnitDestroyed && u.Status != UnitOffTable
+}
+
 // NewState returns the empty state every battle starts from.
 func NewState() *State {
 	return &State{Units: map[string]*Unit{}}

@@ -26,16 +26,6 @@ const (
 	CmdObjectiveHold = "objective.hold"
 )
 
-func init() {
-	commandFactories[CmdObjectiveHold] = func() Command { return &HoldObjective{} }
-	for k, v := range map[string]eventInfo{
-		EvObjectiveHeld: {1, "Who holds a scenario objective, as the umpire judges it; the holder at the end scores its value (V.2).", func() Event { return &ObjectiveHeld{} }},
-		EvBattleScored:  {1, "Each side's victory points as the battle ends: enemy units destroyed or gone off the table, objectives held; flank marchers that never came on, lost ones above all, counted for neither side (V.1-V.3, F.9).", func() Event { return &BattleScored{} }},
-	} {
-		eventRegistry[k] = v
-	}
-}
-
 // Event types of victory: persisted forever.
 const (
 	EvObjectiveHeld = "objective.held"
@@ -314,70 +304,4 @@ func describeVictory(e Event) string {
 		return s
 	}
 	return ""
-}
-
-// flankVictoryProblems lists what is wrong with the F and V parts of a
-// ruleset (called by Validate).
-func (r *Ruleset) flankVictoryProblems() []string {
-	var errs []string
-	fm := r.FlankMarch
-	if fm.MutualMeasure != "" && fm.MutualMeasure != MeasureUnits && fm.MutualMeasure != MeasureVictoryPoints {
-		errs = append(errs, fmt.Sprintf("flank_march.mutual_measure: %q is neither %q nor %q", fm.MutualMeasure, MeasureUnits, MeasureVictoryPoints))
-	}
-	bands := slices.Clone(fm.Mutual)
-	sort.Slice(bands, func(i, j int) bool { return bands[i].MinPercent < bands[j].MinPercent })
-	next := 0
-	for i, b := range bands {
-		if !slices.Contains(mutualResults, b.Result) {
-			errs = append(errs, fmt.Sprintf("flank_march.mutual: result %q is not one the engine carries out (%s)", b.Result, strings.Join(mutualResults, ", ")))
-		}
-		if b.MinPercent != next {
-			errs = append(errs, fmt.Sprintf("flank_march.mutual: percentages from %d not covered (a band starts at %d)", next, b.MinPercent))
-			break
-		}
-		if b.MaxPercent == nil {
-			if i != len(bands)-1 {
-				errs = append(errs, "flank_march.mutual: only the last band may be open-ended")
-			}
-			next = -1
-			break
-		}
-		if *b.MaxPercent < b.MinPercent {
-			errs = append(errs, fmt.Sprintf("flank_march.mutual: band %d..%d is empty", b.MinPercent, *b.MaxPercent))
-		}
-		next = *b.MaxPercent + 1
-	}
-	if len(bands) > 0 && next != -1 {
-		errs = append(errs, "flank_march.mutual: the last band must be open-ended (no max_percent)")
-	}
-	if len(bands) == 0 {
-		errs = append(errs, "flank_march.mutual: empty")
-	}
-	hasOpponent := false
-	for _, e := range fm.Arrival.Entries {
-		hasOpponent = hasOpponent || e.Entry == EntryOpponentChoice
-	}
-	if !hasOpponent && slices.ContainsFunc(bands, func(b MutualBand) bool { return b.Result == MutualLoserRetires }) {
-		errs = append(errs, "flank_march.mutual: loser_retires needs an opponent_choice row in flank_march.arrival")
-	}
-	return errs
-}
-
-// decideFlankVictory dispatches the commands of flank.go and victory.go.
-func decideFlankVictory(s *State, cmd Command, dice Dice) ([]Event, *Refusal, error) {
-	var evs []Event
-	var r *Refusal
-	switch c := cmd.(type) {
-	case *DeclareFlankMarch:
-		return decideFlankDeclare(s, c, dice)
-	case *ChooseFlankEntry:
-		evs, r = decideFlankChooseEntry(s, c)
-	case *EnterFlank:
-		evs, r = decideFlankEnter(s, c)
-	case *RallyFlankMarcher:
-		evs, r = decideFlankRally(s, c)
-	case *HoldObjective:
-		evs, r = decideObjectiveHold(s, c)
-	}
-	return evs, r, nil
 }

@@ -107,6 +107,61 @@ func (t Table) DistanceToEdge(b Base, e Edge) float64 {
 	return d
 }
 
+// inward is the unit vector from edge e into the table.
+func inward(e Edge) Vec {
+	switch e {
+	case EdgeNorth:
+		return Vec{0, -1}
+	case EdgeSouth:
+		return Vec{0, 1}
+	case EdgeEast:
+		return Vec{-1, 0}
+	case EdgeWest:
+		return Vec{1, 0}
+	}
+	panic(fmt.Sprintf("geom: unknown table edge %q", e))
+}
+
+// RotatingDistanceToEdge returns the least DistanceToEdge the base reaches
+// while it turns by deg degrees (clockwise if positive) about pivot, start
+// and end included (F.8 along a move that turns on the spot: K.3 lets a
+// turn sweep anywhere, even over the edge). Exact: the distance of a corner
+// turning on a circle of radius r is the pivot's distance plus r times the
+// cosine of its angle to the edge's inward direction, least where the
+// corner points straight at the edge if its arc passes that way.
+func (t Table) RotatingDistanceToEdge(b Base, pivot Vec, deg float64, e Edge) float64 {
+	d := math.Min(t.DistanceToEdge(b, e), t.DistanceToEdge(Rotate(b, pivot, deg), e))
+	if deg == 0 {
+		return d
+	}
+	sweep := -deg * math.Pi / 180 // math angles run anticlockwise
+	out := inward(e).Scale(-1)
+	outAngle := math.Atan2(out.Y, out.X)
+	for _, c := range b.Corners() {
+		r := Dist(pivot, c)
+		if r == 0 {
+			continue
+		}
+		a0 := math.Atan2(c.Y-pivot.Y, c.X-pivot.X)
+		if angleInSweep(outAngle-a0, sweep) {
+			d = math.Min(d, t.PointDistanceToEdge(pivot, e)-r)
+		}
+	}
+	return d
+}
+
+// angleInSweep reports whether turning by a (radians, anticlockwise
+// positive) from an arc's start lands on the arc of sweep radians.
+func angleInSweep(a, sweep float64) bool {
+	if math.Abs(sweep) >= 2*math.Pi {
+		return true
+	}
+	if sweep > 0 {
+		return math.Mod(math.Mod(a, 2*math.Pi)+2*math.Pi, 2*math.Pi) <= sweep
+	}
+	return math.Mod(math.Mod(a, 2*math.Pi)-2*math.Pi, 2*math.Pi) >= sweep
+}
+
 // NearestEdge returns the edge nearest to the base and its distance; ties
 // go to the first in TableEdges order.
 func (t Table) NearestEdge(b Base) (Edge, float64) {

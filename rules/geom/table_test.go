@@ -1,6 +1,9 @@
 package geom
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestTable(t *testing.T) {
 	tb := Table{Width: 72, Depth: 48}
@@ -34,5 +37,39 @@ func TestTable(t *testing.T) {
 	}
 	if (Table{Width: 0, Depth: 4}).Validate() == nil {
 		t.Errorf("zero table valid")
+	}
+}
+
+// TestRotatingDistanceToEdge: a base turning on the spot comes nearest an
+// edge where a corner points at it, if its arc passes there; the exact
+// value matches a fine sampling of the turn.
+func TestRotatingDistanceToEdge(t *testing.T) {
+	tb := Table{Width: 72, Depth: 48}
+	b := Base{Center: Vec{20, 24}, Facing: 0, Width: 4, Depth: 2} // west side at 18
+	half := math.Hypot(2, 1)                                      // the corners' radius
+	// Turning 90 degrees clockwise (facing north to east), the front-left
+	// corner swings west through the point nearest the west edge.
+	checkNear(t, "quarter turn", tb.RotatingDistanceToEdge(b, b.Center, 90, EdgeWest), 20-half)
+	// Either way round the same.
+	checkNear(t, "anticlockwise", tb.RotatingDistanceToEdge(b, b.Center, -90, EdgeWest), 20-half)
+	// A small turn never points a corner west: the ends decide.
+	small := tb.RotatingDistanceToEdge(b, b.Center, 5, EdgeWest)
+	checkNear(t, "small turn", small, math.Min(tb.DistanceToEdge(b, EdgeWest), tb.DistanceToEdge(Rotate(b, b.Center, 5), EdgeWest)))
+	checkNear(t, "no turn", tb.RotatingDistanceToEdge(b, b.Center, 0, EdgeNorth), 23)
+	// Against sampling, for turns and pivots of every kind and every edge.
+	for _, pivot := range []Vec{b.Center, b.LeaderPoint(), {17, 22}} {
+		for _, deg := range []float64{-170, -90, -33, 12, 45, 90, 135, 180, 359} {
+			for _, e := range TableEdges() {
+				got := tb.RotatingDistanceToEdge(b, pivot, deg, e)
+				want := math.Inf(1)
+				const n = 20000
+				for k := 0; k <= n; k++ {
+					want = math.Min(want, tb.DistanceToEdge(Rotate(b, pivot, deg*float64(k)/n), e))
+				}
+				if got > want+1e-9 || want-got > 1e-6 {
+					t.Errorf("pivot %v turn %v edge %s: %v, sampled %v", pivot, deg, e, got, want)
+				}
+			}
+		}
 	}
 }

@@ -1,8 +1,10 @@
+// Decisions of the battle's life cycle (T.1, T.5, T.6): battle.create,
+// army.deploy, battle.start, phase.end, battle.end.
+
 package rules
 
 import (
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,104 +12,15 @@ import (
 	"github.com/clubledger/ledger/rules/geom"
 )
 
-// Decide judges cmd against s and returns the events that record what
-// happened, or an error: a *Refusal when the rules do not allow the command,
-// or a wrapped dice error (ErrNoDice, ErrBadRoll, the source's own) when a
-// roll could not be had. It never changes s. Every roll it needs is asked of
-// dice and recorded as a dice.rolled event before the event it feeds.
-func Decide(s *State, cmd Command, dice Dice) ([]Event, error) {
-	if s == nil {
-		s = NewState()
+func (s *State) inProgress() *Refusal {
+	if s.Status != StatusInProgress {
+		return refuse("T.1", "not_started", "the battle has not started (it is %s)", s.Status)
 	}
-	if cmd == nil {
-		return nil, refuse(RuleInput, "no_command", "no command")
-	}
-	if _, ok := cmd.(*CreateBattle); !ok {
-		if s.Status == StatusNew || s.Ruleset == nil {
-			return nil, refuse(RuleBattle, "no_battle", "no battle has been created yet")
-		}
-		if s.Status == StatusEnded && !IsDisputeCommand(cmd.CommandName()) {
-			return nil, refuse("T.5", "battle_ended", "the battle has ended (%s)", s.EndReason)
-		}
-	}
-	var evs []Event
-	var r *Refusal
-	var err error
-	switch c := cmd.(type) {
-	case *CreateBattle:
-		evs, r = decideCreate(s, c)
-	case *DeployArmy:
-		evs, r = decideDeploy(s, c)
-	case *StartBattle:
-		evs, r = decideStart(s, c)
-	case *EndPhase:
-		evs, r = decideEndPhase(s, c)
-	case *EndBattle:
-		evs, r = decideEndBattle(s, c)
-	case *GiveOrder:
-		evs, r, err = decideOrder(s, c, dice)
-	case *MoveUnit:
-		evs, r = decideMove(s, c)
-	case *AddDiceSeed:
-		evs, r = decideAddSeed(s, c)
-	case *TakeInitiative:
-		evs, r = decideInitiative(s, c)
-	case *DeclineInitiative:
-		evs, r = decideDecline(s, c)
-	case *ReformUnit:
-		evs, r, err = decideReform(s, c, dice)
-	case *ChargeUnit:
-		evs, r = decideCharge(s, c)
-	case *HandOverMovement:
-		evs, r = decideHandOver(s, c)
-	case *DeclareMarch:
-		evs, r, err = decideDeclareMarch(s, c, dice)
-	case *MarchUnit:
-		evs, r = decideMarch(s, c)
-	case *ChangeBrigadeOrder:
-		evs, r, err = decideBrigadeOrder(s, c, dice)
-	case *MoveGeneral:
-		evs, r = decideGeneralMove(s, c)
-	case *DetachGeneral:
-		evs, r = decideGeneralDetach(s, c)
-	case *FireUnit:
-		evs, r = decideFire(s, c)
-	case *RecordCombat:
-		evs, r, err = decideCombat(s, c, dice)
-	case *DeclareFlankMarch, *ChooseFlankEntry, *EnterFlank, *RallyFlankMarcher, *HoldObjective:
-		evs, r, err = decideFlankVictory(s, c, dice)
-	case *RequestRetract, *AgreeRetract, *DeclineRetract, *RaiseDispute, *UpholdDispute, *DismissDispute:
-		evs, r = decideDispute(s, c)
-	default:
-		return nil, refuse(RuleInput, "unknown_command", "unknown command %q", cmd.CommandName())
-	}
-	if err != nil {
-		return nil, err
-	}
-	if r != nil {
-		return nil, r
-	}
-	return evs, nil
+	return nil
 }
 
 // battleIDPattern matches ids that become NATS subject tokens (as events.ValidID).
 var battleIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
-
-// validName reports whether s can be an id of a side, general or unit: not
-// empty, at most 64 characters, no spaces or control characters.
-func validName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for _, r := range s {
-		if r <= ' ' || r == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 func decideCreate(s *State, c *CreateBattle) ([]Event, *Refusal) {
 	if s.Status != StatusNew {
@@ -363,13 +276,6 @@ func (s *State) nextSide(id string) string {
 	return s.FirstSide
 }
 
-func (s *State) inProgress() *Refusal {
-	if s.Status != StatusInProgress {
-		return refuse("T.1", "not_started", "the battle has not started (it is %s)", s.Status)
-	}
-	return nil
-}
-
 func decideEndPhase(s *State, c *EndPhase) ([]Event, *Refusal) {
 	if r := s.inProgress(); r != nil {
 		return nil, r
@@ -428,10 +334,4 @@ func decideEndBattle(s *State, c *EndBattle) ([]Event, *Refusal) {
 		return append(append([]Event{rev}, end...), &BattleEnded{Turn: s.Turn, Reason: c.Reason}), nil
 	}
 	return append(end, &BattleEnded{Turn: s.Turn, Reason: c.Reason}), nil
-}
-
-// active reports whether a unit is on the table and can act or be measured
-// to (T.4: a destroyed unit cannot move).
-func (u *Unit) active() bool {
-	return u != nil && u.Status != UnitDestroyed && u.Status != UnitOffTable
 }

@@ -26,7 +26,6 @@ func decideReform(s *State, c *ReformUnit, dice Dice) ([]Event, *Refusal, error)
 	if s.Status == StatusInProgress && s.Phase == PhaseMovement {
 		return decideMovementReform(s, c, dice)
 	}
-	rs := s.Ruleset
 	u, ut, r := actingUnit(s, c.Unit)
 	if r != nil {
 		if r.Code == "unit_failed" && ut.FailedMoves > 0 {
@@ -34,17 +33,31 @@ func decideReform(s *State, c *ReformUnit, dice Dice) ([]Event, *Refusal, error)
 		}
 		return nil, r, nil
 	}
-	t := rs.UnitTypes[u.Type]
-	to, r := reformBase(s, u, c)
+	ev, r := reformWithActions(s, u, ut, c)
 	if r != nil {
 		return nil, r, nil
 	}
+	return formationTest(s, u, c.Formation, ev, CmdUnitReform, dice)
+}
+
+// reformWithActions judges a formation change paid with actions of this
+// turn's order or initiative (C.16): the new base (reformBase), the
+// initiative's declared action, the cost (free limbering for types with
+// free_limbering), the actions left, and the new base's place
+// (checkReformed). It returns the change, not yet tested (M.9).
+func reformWithActions(s *State, u *Unit, ut UnitTurn, c *ReformUnit) (*UnitReformed, *Refusal) {
+	rs := s.Ruleset
+	t := rs.UnitTypes[u.Type]
+	to, r := reformBase(s, u, c)
+	if r != nil {
+		return nil, r
+	}
 	if ut.Initiative {
 		if ut.InitiativeAction != ActionFormation {
-			return nil, refuse("C.15", "wrong_action", "unit %s took initiative to %s, not to change formation", u.ID, ut.InitiativeAction), nil
+			return nil, refuse("C.15", "wrong_action", "unit %s took initiative to %s, not to change formation", u.ID, ut.InitiativeAction)
 		}
 		if ut.InitiativeFormation != "" && ut.InitiativeFormation != c.Formation {
-			return nil, refuse("C.15", "wrong_action", "unit %s took initiative to form %s, not %s", u.ID, ut.InitiativeFormation, c.Formation), nil
+			return nil, refuse("C.15", "wrong_action", "unit %s took initiative to form %s, not %s", u.ID, ut.InitiativeFormation, c.Formation)
 		}
 	}
 	cost := rs.Command.FormationChangeActions
@@ -54,14 +67,13 @@ func decideReform(s *State, c *ReformUnit, dice Dice) ([]Event, *Refusal, error)
 	}
 	if ut.ActionsLeft < cost {
 		return nil, refuse("C.16", "no_actions_left", "a formation change takes %s; unit %s has %s left this turn", plural(cost, "whole action", "whole actions"), u.ID, plural(ut.ActionsLeft, "action", "actions")).
-			with("actions_left", ut.ActionsLeft, "cost", cost), nil
+			with("actions_left", ut.ActionsLeft, "cost", cost)
 	}
 	if r := checkReformed(s, u, c.Formation, to); r != nil {
-		return nil, r, nil
+		return nil, r
 	}
-	ev := &UnitReformed{Turn: s.Turn, Unit: u.ID, FromFormation: u.Formation, ToFormation: c.Formation,
-		From: u.Base, To: to, ActionsUsed: cost, Free: free}
-	return formationTest(s, u, c.Formation, ev, CmdUnitReform, dice)
+	return &UnitReformed{Turn: s.Turn, Unit: u.ID, FromFormation: u.Formation, ToFormation: c.Formation,
+		From: u.Base, To: to, ActionsUsed: cost, Free: free}, nil
 }
 
 // reformBase checks the formation asked for and returns the new base: the
@@ -91,8 +103,8 @@ func reformBase(s *State, u *Unit, c *ReformUnit) (geom.Base, *Refusal) {
 
 // checkReformed judges the new base of a formation change: K.3 (table,
 // impassable terrain), K.1 (a friend it was not already touching), the gap
-// to enemies it was not already inside (C.9/K.2), M.7 in the movement phase
-// and M.10 when it pivots.
+// to enemies it was not already inside (C.9/K.2), M.7 in the movement phase,
+// M.10 when it pivots, and F.8 (no nearer the edge of an enemy flank march).
 func checkReformed(s *State, u *Unit, formation string, to geom.Base) *Refusal {
 	rs, m := s.Ruleset, s.Measurement
 	mc := checkFor(s)
@@ -128,7 +140,8 @@ func checkReformed(s *State, u *Unit, formation string, to geom.Base) *Refusal {
 			return r
 		}
 	}
-	return nil
+	// F.8: the new base may not reach nearer an enemy flank march's edge.
+	return s.flankCourseRefusal(u, []pose{{Base: to, Where: "in " + formation}})
 }
 
 // formationTest takes the M.9 test before the change ev when a formed
@@ -190,7 +203,10 @@ func decideMovementReform(s *State, c *ReformUnit, dice Dice) ([]Event, *Refusal
 	}
 	movementTable := s.Ruleset.Turn.OrdinaryMoves == MovesMovementTable
 	if !reorder && !movementTable {
-		return nil, refuse("T.7", "changes_are_actions", "under the command_actions option formation changes are command-phase actions (C.16); in the movement phase only units disordered this turn re-form (M.8)"), nil
+		if ut.Marched == 0 {
+			return nil, refuse("T.7", "changes_are_actions", "under the command_actions option formation changes are command-phase actions (C.16); in the movement phase a unit re-forms if disordered this turn (M.8), or deploys after its tactical march (M.14)"), nil
+		}
+		return deployAfterMarch(s, u, ut, c, dice)
 	}
 	if !reorder {
 		if acted, _ := actedInCommandPhase(ut); acted {
@@ -221,6 +237,26 @@ func decideMovementReform(s *State, c *ReformUnit, dice Dice) ([]Event, *Refusal
 	}
 	ev := &UnitReformed{Turn: s.Turn, Unit: u.ID, FromFormation: u.Formation, ToFormation: c.Formation,
 		From: u.Base, To: to, Phase: PhaseMovement, MovementUsed: round6(frac), Reordered: reorder}
+	return formationTest(s, u, c.Formation, ev, CmdUnitReform, dice)
+}
+
+// deployAfterMarch judges unit.reform in the movement phase, under the
+// command_actions option, of a unit that has made its tactical march this
+// turn: the formation change combined with the march (M.14, "march to the
+// hill and deploy into line"). The change is the C.16 action it would be
+// in the command phase, paid with an action the unit's order (or
+// initiative) granted this turn and it has not spent: a unit without one
+// does not deploy. Like any change it may need the formation test (M.9).
+func deployAfterMarch(s *State, u *Unit, ut UnitTurn, c *ReformUnit, dice Dice) ([]Event, *Refusal, error) {
+	if r := orderRefusal(u, ut); r != nil {
+		r.Message += "; a deployment after a tactical march is a formation change paid with an action of the unit's order (C.16, M.14)"
+		return nil, r, nil
+	}
+	ev, r := reformWithActions(s, u, ut, c)
+	if r != nil {
+		return nil, r, nil
+	}
+	ev.Phase, ev.AfterMarch = PhaseMovement, true
 	return formationTest(s, u, c.Formation, ev, CmdUnitReform, dice)
 }
 

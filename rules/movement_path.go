@@ -150,7 +150,7 @@ func checkPlan(s *State, u *Unit, p movePlan, mc moveCheck) *Refusal {
 	if r := checkStand(s, u, p.end, p.from, p.where(len(p.steps)-1), mc, false); r != nil {
 		return r
 	}
-	if r := s.flankEdgeRefusal(u, p.end); r != nil { // F.8 (flank.go)
+	if r := s.flankCourseRefusal(u, planCourse(p)); r != nil { // F.8 along the way (flank_edge.go)
 		return r
 	}
 	cur := p.from

@@ -2,9 +2,36 @@ package rules
 
 import (
 	"math"
+	"slices"
 
 	"github.com/clubledger/ledger/rules/geom"
 )
+
+// decideHandOver judges movement.hand_over (M.1): the side moving now
+// finishes and the next side in battle order that has not moved takes the
+// movement phase.
+func decideHandOver(s *State, c *HandOverMovement) ([]Event, *Refusal) {
+	if r := s.inProgress(); r != nil {
+		return nil, r
+	}
+	if s.Phase != PhaseMovement {
+		return nil, refuse("T.3", "not_movement_phase", "the movement phase is handed over in the movement phase; it is turn %d, the %s phase of %s", s.Turn, s.Phase, s.Phasing).with("turn", s.Turn)
+	}
+	if r := s.checkMover(c.Side); r != nil {
+		return nil, r
+	}
+	next := ""
+	for id := s.nextSide(c.Side); id != s.Phasing; id = s.nextSide(id) {
+		if !slices.Contains(s.TurnBook.MovedSides, id) {
+			next = id
+			break
+		}
+	}
+	if next == "" {
+		return nil, refuse("M.1", "all_moved", "every side has moved in this movement phase: end it with phase.end")
+	}
+	return []Event{&MovementHandedOver{Turn: s.Turn, From: c.Side, To: next}}, nil
+}
 
 // generalInMovement checks a general's movement-phase command: the battle
 // is in its movement phase (M.2: unattached generals move only then) and
@@ -36,7 +63,8 @@ func (s *State) attachedTo(id string) string {
 
 // decideGeneralMove judges general.move (M.2): an unattached general moves
 // in a straight line up to his full distance this movement phase, stays on
-// the table, and may end by joining a unit of his side he is in base
+// the table and out of the zone of an enemy flank march's edge (F.8), and
+// may end by joining a unit of his side he is in base
 // contact with; he then moves with it.
 func decideGeneralMove(s *State, c *MoveGeneral) ([]Event, *Refusal) {
 	m := s.Measurement
@@ -57,6 +85,10 @@ func decideGeneralMove(s *State, c *MoveGeneral) ([]Event, *Refusal) {
 		return nil, refuse("M.2", "move_too_far", "a general moves %s in the movement phase; %s has %s left, this move is %s",
 			fmtLen(allowed, m), g.ID, fmtMeasured(math.Max(0, allowed-moved), d, m), fmtMeasured(d, allowed-moved, m)).
 			with("distance", d, "allowed", allowed, "moved", moved)
+	}
+	// F.8: a straight line comes nearest an edge at one of its ends.
+	if b := s.flankBreach(g.Side.ID, geom.Base{Center: g.Position}, []pose{{Base: geom.Base{Center: c.To}, Where: "at " + c.To.String()}}); b != nil {
+		return nil, b.refusal(s, "general "+g.ID)
 	}
 	ev := &GeneralMoved{Turn: s.Turn, General: g.ID, Side: g.Side.ID, From: g.Position, To: c.To,
 		Distance: round6(d), Moved: round6(moved + d), Allowed: allowed}

@@ -32,8 +32,9 @@ const blunderSearchSteps = 50
 //   - retire, move_left, move_right, advance: one move of the unit's C.17
 //     distance (for its formation) straight back, left, right or ahead,
 //     facing unchanged. The unit goes as far as it can along that line and
-//     stops where going on would leave the table (K.3), touch a friend (K.1)
-//     or come within the gap of an enemy (C.9, K.2); the event says why.
+//     stops where going on would leave the table (K.3), touch a friend (K.1),
+//     come within the gap of an enemy (C.9, K.2) or into the zone of an
+//     enemy flank march's edge (F.8); the event says why.
 //   - hold: the unit stays.
 //   - charge: the unit charges the nearest enemy (base to base) when the
 //     charge rules allow it, judged exactly as unit.charge is (judgeCharge:
@@ -137,8 +138,9 @@ func (s *State) nearestEnemy(u *Unit) *Unit {
 
 // pathBlock says why unit u may not slide from where it stands through path
 // (its centre's waypoints) and turn to end as to: off the table (K.3), in
-// contact with a friend on the way (K.1), or within the gap of an enemy on
-// the way (C.9, K.2); "" when clear. ignore names a unit not checked (a
+// contact with a friend on the way (K.1), within the gap of an enemy on
+// the way (C.9, K.2), or within the zone of an enemy flank march's edge
+// (F.8); "" when clear. ignore names a unit not checked (a
 // charge's target). A unit already closer than a limit may keep its distance
 // but not come closer.
 func (s *State) pathBlock(u *Unit, path []geom.Vec, to geom.Base, ignore string) string {
@@ -163,6 +165,18 @@ func (s *State) pathBlock(u *Unit, path []geom.Vec, to geom.Base, ignore string)
 		if d < math.Min(gap, start)-geom.Eps {
 			return fmt.Sprintf("enemy unit %s within %s (C.9, K.2)", o.ID, fmtLen(gap, m))
 		}
+	}
+	var course []pose
+	cur := u.Base
+	for _, p := range path {
+		cur.Center = p
+		course = append(course, pose{Base: cur})
+	}
+	if turn := geom.TurnDeg(cur.Facing, to.Facing); turn != 0 {
+		course = append(course, pose{Base: geom.Rotate(cur, cur.Center, turn), Pivot: cur.Center, Turn: turn})
+	}
+	if b := s.flankBreach(u.Side, u.Base, course); b != nil {
+		return fmt.Sprintf("the %s edge of %s's flank march: enemies keep %s away (F.8)", b.march.Edge, b.march.Side, fmtLen(b.limit, m))
 	}
 	return ""
 }

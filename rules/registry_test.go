@@ -22,7 +22,7 @@ func TestDecodeCommandStrict(t *testing.T) {
 		t.Fatalf("empty body: %v", err)
 	}
 	names := CommandNames()
-	if !sort.StringsAreSorted(names) || len(names) != len(commandFactories) {
+	if !sort.StringsAreSorted(names) || len(names) != len(commandTable) {
 		t.Fatalf("names %v", names)
 	}
 	for _, n := range names {

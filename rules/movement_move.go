@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -13,7 +14,10 @@ import (
 // column, square or limbered; in the movement phase it is the unit's M.3
 // normal move, under the movement_table option only (T.7). Either way the
 // move costs its centre's path plus turns and difficult terrain (planPath),
-// and obeys K.1-K.3, M.7, M.10 and, in the command phase, C.9 (checkPlan).
+// and obeys K.1-K.3, M.7, M.10 and F.8 (checkPlan). In the command phase a
+// unit without a charge order whose move would reach the enemy stops 1"
+// short (C.9, stopShort); one with a charge order is refused, since a move
+// is not a charge (unit.charge).
 func decideMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 	if s.Status == StatusInProgress && s.Phase == PhaseMovement {
 		return decideNormalMove(s, c)
@@ -56,6 +60,17 @@ func decideMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 	if r != nil {
 		return nil, r
 	}
+	// C.9: without a charge order, a move that would reach the enemy stops
+	// 1" short where it first comes that near.
+	path, short := c.Path, (*shortStop)(nil)
+	if !ut.MayCharge {
+		if short, r = stopShort(s, u, p, c.Path); r != nil {
+			return nil, r
+		}
+		if short != nil {
+			path, p = short.path, short.plan
+		}
+	}
 	allowed := per * float64(actions)
 	if cost := p.cost(); cost > allowed+geom.Eps {
 		return nil, refuse("C.17", "move_too_far", "%s moves %s per action; %s allows %s, this move is %s%s",
@@ -65,11 +80,84 @@ func decideMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 	mc := checkFor(s)
 	mc.evading = c.Evading
 	if r := checkPlan(s, u, p, mc); r != nil {
+		switch {
+		case short != nil:
+			r.Message = fmt.Sprintf("stopping %s short of %s at %s (C.9), %s", fmtLen(short.gap, m), short.enemy, p.end.Center, r.Message)
+		case r.Rule == "C.9" && ut.MayCharge:
+			r.Message += fmt.Sprintf("; %s's order says charge: it charges with unit.charge, a move stops short", u.ID)
+		}
 		return nil, r
 	}
 	ev := &UnitMoved{Turn: s.Turn, Unit: u.ID, From: u.Base, To: p.end, Distance: round6(p.length), ActionsUsed: actions, FailedMove: failedMove}
-	fillMoved(ev, c.Path, p, allowed)
+	if short != nil {
+		// The actions its shortened move takes, never more than given.
+		used := int(math.Ceil(p.cost()/per - geom.Eps))
+		ev.ActionsUsed = max(1, min(used, actions))
+		ev.StoppedShort, ev.Enemy, ev.Short = true, short.enemy, short.gap
+		to := c.To
+		ev.Planned = &to
+	}
+	fillMoved(ev, path, p, allowed)
 	return []Event{ev}, nil
+}
+
+// shortStop is where a move without a charge order stops (C.9): the
+// waypoints it keeps, the plan cut at the stop, the enemy and the gap.
+type shortStop struct {
+	path  []Waypoint
+	plan  movePlan
+	enemy string
+	gap   float64
+}
+
+// stopShort finds where a planned move of u first comes within the gap
+// (contact.gap, 1") of an enemy along its legs (C.9: a unit whose move
+// would reach the enemy stops 1" short), and returns the move cut there:
+// the waypoints before that leg and the point on it where the unit stands
+// exactly the gap from the enemy, facing as on that leg; nil if no leg
+// comes that near. "Short" is measured base to base, along the path the
+// player gave: the later waypoints, turns and the final facing are not
+// made. A unit already nearer than the gap may not come nearer: it stops
+// where it would start to. Turns on the spot are not moves toward the
+// enemy: where one would end within the gap, K.3 refuses it. A move that
+// would stop where it stands is refused.
+func stopShort(s *State, u *Unit, p movePlan, path []Waypoint) (*shortStop, *Refusal) {
+	m := s.Measurement
+	gap := s.Ruleset.Contact.Gap.For(m)
+	cur := p.from
+	for i, st := range p.steps {
+		bestT, best := math.Inf(1), (*Unit)(nil)
+		for _, id := range s.sortedUnitIDs() {
+			o := s.Units[id]
+			if o.Side == u.Side || !o.active() {
+				continue
+			}
+			lim := math.Min(gap, geom.Distance(cur, o.Base))
+			if geom.SweptBase(cur, st.to).DistanceToBase(o.Base) >= lim-geom.Eps {
+				continue
+			}
+			if t := firstWithin(cur, st.to, o.Base, lim); t < bestT {
+				bestT, best = t, o
+			}
+		}
+		if best == nil {
+			cur = st.after
+			continue
+		}
+		at := cur.Center.Lerp(st.to, bestT)
+		if i == 0 && geom.Dist(at, p.from.Center) < geom.Eps {
+			d := geom.Distance(p.from, best.Base)
+			return nil, refuse("C.9", "no_room_short", "unit %s is %s from enemy unit %s and this move would take it nearer at once: without a charge order a unit stops %s short of the enemy, so it cannot move this way",
+				u.ID, fmtMeasured(d, gap, m), best.ID, fmtLen(gap, m)).with("distance", d, "gap", gap)
+		}
+		kept := slices.Clone(path[:i])
+		cut, r := planPath(s, p.from, kept, at, nil)
+		if r != nil {
+			return nil, r
+		}
+		return &shortStop{path: kept, plan: cut, enemy: best.ID, gap: gap}, nil
+	}
+	return nil, nil
 }
 
 // fillMoved records the path, the turns and the cost of a move.
@@ -248,6 +336,3 @@ func decideNormalMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 	fillMoved(ev, c.Path, p, left)
 	return []Event{ev}, nil
 }
-
-// round6 keeps recorded distances readable without changing any decision.
-func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
