@@ -48,8 +48,9 @@ func TestServeThousandBadCommands(t *testing.T) {
 				"general": "vukassovich", "units": []string{"ir-4"}, "content": map[string]any{"action": "move"}}}, 422}
 		},
 		func() bad {
+			// A die that shows no such face is bad input, not a decision.
 			return bad{ts.tokens["marie"], "order.give", map[string]any{"dice": []int{0, 7}, "command": map[string]any{
-				"general": "friant", "units": []string{"48-ligne"}, "content": map[string]any{"action": "move"}}}, 422}
+				"general": "friant", "units": []string{"48-ligne"}, "content": map[string]any{"action": "move"}}}, 400}
 		},
 	}
 	counts := map[int]int{}
