@@ -55,6 +55,16 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives what goes wrong that no caller is told of.
 	Logger *slog.Logger
+	// Observer, when set, is told of every command the door answers (the
+	// server's metrics).
+	Observer Observer
+}
+
+// Observer is told what the door does: each command, by name, with its
+// outcome ("accepted", "duplicate", "dry_run", or the error's kind), the
+// rule a refusal cites, and how long it took.
+type Observer interface {
+	Command(name, outcome, rule string, d time.Duration)
 }
 
 // Ledger is the one door: make a Session for each caller with As.
@@ -193,9 +203,28 @@ const maxNonce = 64
 // authorises it on the state the rules decide it on. A refusal names the
 // rule and the numbers; nothing is appended then, nor for a dry run.
 func (s *Session) Execute(ctx context.Context, cmd Command) (Result, error) {
+	start := time.Now()
 	vars := commandVars(cmd.Body)
 	res, err := s.execute(ctx, cmd, &vars)
-	return res, s.fail(err, vars)
+	err = s.fail(err, vars)
+	if o := s.l.opts.Observer; o != nil {
+		outcome, rule := "accepted", ""
+		var ae *Error
+		switch {
+		case errors.As(err, &ae):
+			outcome, rule = string(ae.Kind), ae.Rule
+		case res.DryRun:
+			outcome = "dry_run"
+		case res.Duplicate:
+			outcome = "duplicate"
+		}
+		name := cmd.Name
+		if !knownCommand(name, cmd.Battle != "") {
+			name = "unknown" // never a label per made-up name
+		}
+		o.Command(name, outcome, rule, time.Since(start))
+	}
+	return res, err
 }
 
 func (s *Session) execute(ctx context.Context, cmd Command, vars *i18n.Vars) (Result, error) {

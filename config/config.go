@@ -88,6 +88,9 @@ type HTTP struct {
 	// Default 8 and 1000.
 	StreamsPerCaller int `mapstructure:"streams_per_caller" yaml:"streams_per_caller" json:"streams_per_caller"`
 	Streams          int `mapstructure:"streams" yaml:"streams" json:"streams"`
+	// ReadyMaxLag is how many events the projection may lag the log
+	// while GET /readyz still answers ready. Default 1000.
+	ReadyMaxLag int `mapstructure:"ready_max_lag" yaml:"ready_max_lag" json:"ready_max_lag"`
 }
 
 // Default returns a configuration that needs nothing set: embedded NATS and
@@ -102,7 +105,7 @@ func Default() Config {
 			DuplicateWindow: 2 * time.Minute,
 		},
 		HTTP: HTTP{Addr: "127.0.0.1:8080", ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-			StreamsPerCaller: 8, Streams: 1000},
+			StreamsPerCaller: 8, Streams: 1000, ReadyMaxLag: 1000},
 		Lang:    "en",
 		Retries: 16,
 	}

@@ -23,8 +23,44 @@ const maxBody = 1 << 20
 
 var errNoRoute = app.Errorf(app.KindNotFound, "not_found", "no such route")
 
+// handleHealth answers that the process is alive (no token: for probes).
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// handleReady answers whether the server may take commands: the log
+// answers, the stream guards itself, the projection keeps up (no token:
+// for a load balancer's probe).
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Ready == nil {
+		writeJSON(w, http.StatusOK, Readiness{Ready: true, Checks: map[string]string{}})
+		return
+	}
+	rd := s.opts.Ready(r.Context())
+	status := http.StatusOK
+	if !rd.Ready {
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "2")
+	}
+	writeJSON(w, status, rd)
+}
+
+// handleMetrics serves the figures to the operator (a scraper sends the
+// admin token).
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	if s.caller(r).Operator == "" {
+		err := error(app.Errorf(app.KindForbidden, "forbidden", "the metrics are the operator's: send the admin token"))
+		if bearer(r) == "" {
+			err = app.Errorf(app.KindUnauthenticated, "unauthorized", "")
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	if s.opts.Metrics == nil {
+		s.writeError(w, r, errNoRoute)
+		return
+	}
+	s.opts.Metrics.ServeHTTP(w, r)
 }
 
 func battleKey(r *http.Request) events.Key {

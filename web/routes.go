@@ -8,6 +8,8 @@ func (s *Server) routes() {
 	const c, b = "/api/campaigns/{campaign}", "/api/campaigns/{campaign}/battles/{battle}"
 
 	m.HandleFunc("GET /healthz", s.handleHealth)
+	m.HandleFunc("GET /readyz", s.handleReady)
+	m.HandleFunc("GET /metrics", s.handleMetrics)
 	m.HandleFunc("GET /api/admin/status", s.handleStatus)
 	m.HandleFunc("POST /api/admin/projections/rebuild", s.handleRebuild)
 	m.HandleFunc("POST /api/admin/projections/verify", s.handleVerify)

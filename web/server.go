@@ -33,6 +33,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Limits bound the live streams.
 	Limits Limits
+	// Ready, when set, says whether the server is ready to take commands:
+	// GET /readyz answers 200 or 503 with each check in words.
+	Ready func(ctx context.Context) Readiness
+	// Metrics, when set, serves the server's figures at GET /metrics (the
+	// operator's: the admin token, or the local door).
+	Metrics http.Handler
 	// TLS says the server is reached over HTTPS (served with a
 	// certificate, or behind a proxy that ends TLS): answers then carry
 	// Strict-Transport-Security.
@@ -91,6 +97,21 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, log: opts.Logger, cat: opts.Ledger.Catalogue(), hub: newHub(opts.Limits), done: make(chan struct{})}
 	s.routes()
 	return s, nil
+}
+
+// Readiness is the answer of GET /readyz.
+type Readiness struct {
+	Ready bool `json:"ready"`
+	// Checks name each check and say how it went ("ok", or what is wrong
+	// and what to do).
+	Checks map[string]string `json:"checks"`
+}
+
+// Streams is how many live streams are open.
+func (s *Server) Streams() int {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	return len(s.hub.subs)
 }
 
 // Handler is the HTTP handler: API, stream, page and assets.

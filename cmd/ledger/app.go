@@ -19,6 +19,7 @@ import (
 	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/events"
 	ledgerjs "github.com/clubledger/ledger/events/jetstream"
+	"github.com/clubledger/ledger/metrics"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/sqlite"
 )
@@ -57,6 +58,9 @@ type AppOptions struct {
 	Lock *folderLock
 	// Logger receives what no caller is told of (default: discarded).
 	Logger *slog.Logger
+	// Metrics, when set, counts the door's commands and times the log's
+	// appends (ledger serve).
+	Metrics *metrics.Metrics
 }
 
 // openTimeout bounds connecting to the log and opening its stream and
@@ -127,6 +131,11 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 		return nil, unavailable("open the log", err)
 	}
 	a.Log = log
+	var observer app.Observer
+	if opts.Metrics != nil {
+		a.Log = opts.Metrics.Log(log)
+		observer = opts.Metrics
+	}
 	a.Vault, err = ledgerjs.OpenVault(openCtx, js, ledgerjs.VaultConfig{Replicas: cfg.NATS.Replicas})
 	if err != nil {
 		return nil, unavailable("open the vault", err)
@@ -136,7 +145,7 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 	}
 	a.Service = campaign.NewService(a.Log, a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy})
 	a.Ledger, err = app.New(app.Options{
-		Service: a.Service, Log: a.Log, Read: a.DB, Admin: adminOps{a}, Lang: cfg.Lang, Logger: opts.Logger,
+		Service: a.Service, Log: a.Log, Read: a.DB, Admin: adminOps{a}, Lang: cfg.Lang, Logger: opts.Logger, Observer: observer,
 		Projected: func(ctx context.Context, seq uint64) error {
 			if a.projector != nil {
 				return a.projector.WaitFor(5*time.Second)(ctx, seq)

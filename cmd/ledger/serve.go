@@ -18,6 +18,7 @@ import (
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/config"
+	"github.com/clubledger/ledger/metrics"
 	"github.com/clubledger/ledger/projections/sqlite"
 	"github.com/clubledger/ledger/web"
 )
@@ -96,7 +97,8 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 		}
 		return nil, err
 	}
-	a, err := OpenApp(ctx, cfg, AppOptions{Entropy: opts.Entropy, Lock: lock, Logger: opts.Logger})
+	m := metrics.New()
+	a, err := OpenApp(ctx, cfg, AppOptions{Entropy: opts.Entropy, Lock: lock, Logger: opts.Logger, Metrics: m})
 	if err != nil {
 		lock.release()
 		return nil, err
@@ -123,10 +125,22 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 		Logger:     opts.Logger,
 		Limits:     web.Limits{StreamsPerCaller: cfg.HTTP.StreamsPerCaller, Streams: cfg.HTTP.Streams},
 		TLS:        cfg.HTTP.TLSCert != "",
+		Ready:      func(ctx context.Context) web.Readiness { return ready(ctx, a, cfg) },
+		Metrics:    m.Handler(),
 	})
 	if err != nil {
 		return nil, err
 	}
+	m.Gauge("ledger_projection_lag", "How many events of the log the projection has not applied yet.", func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		last, err := a.Log.LastSequence(ctx)
+		if err != nil {
+			return -1
+		}
+		return float64(last - min(last, a.projector.Checkpoint()))
+	})
+	m.Gauge("ledger_live_streams", "Live streams (server-sent events) open.", func() float64 { return float64(srv.Streams()) })
 	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("http: listen: %w", err)
@@ -220,6 +234,34 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 		s.err = errors.Join(errs...)
 	}()
 	return s, nil
+}
+
+// ready checks what a server needs to take commands: the log answers
+// (within 2 s), the projector runs and its lag is within
+// http.ready_max_lag events.
+func ready(ctx context.Context, a *App, cfg config.Config) web.Readiness {
+	rd := web.Readiness{Ready: true, Checks: map[string]string{}}
+	fail := func(check, why string) {
+		rd.Ready = false
+		rd.Checks[check] = why
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	last, err := a.Log.LastSequence(ctx)
+	if err != nil {
+		fail("log", "the log does not answer: "+err.Error()+"; check the NATS servers (a quorum of the cluster)")
+	} else {
+		rd.Checks["log"] = "ok"
+	}
+	switch st := a.projector.State(); {
+	case st != "running":
+		fail("projection", "the projector has "+st+"; see the server's log, then `ledger projections rebuild`")
+	case err == nil && last-min(last, a.projector.Checkpoint()) > uint64(cfg.HTTP.ReadyMaxLag):
+		fail("projection", fmt.Sprintf("the projection is %d events behind the log (at most %d for ready)", last-a.projector.Checkpoint(), cfg.HTTP.ReadyMaxLag))
+	default:
+		rd.Checks["projection"] = "ok"
+	}
+	return rd
 }
 
 func (c *cli) serveCommand() *cobra.Command {

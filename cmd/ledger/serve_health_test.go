@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clubledger/ledger/config"
+	"github.com/clubledger/ledger/events/jetstream/jstest"
+	"github.com/clubledger/ledger/internal/dicetest"
+)
+
+// TestServeReadinessFollowsTheCluster: `ledger serve` on a three-node
+// cluster answers /readyz 200 while a quorum answers, 503 (in words, with
+// Retry-After) within seconds of losing it, and 200 again once it is back;
+// /healthz stays 200 throughout (the process lives); /metrics, the
+// operator's, counts the commands the door answered.
+func TestServeReadinessFollowsTheCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster test")
+	}
+	c := jstest.RunCluster(t, 3)
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	cfg.HTTP.Addr = "127.0.0.1:0"
+	cfg.NATS.URL = strings.Join([]string{c.URL(0), c.URL(1), c.URL(2)}, ",")
+	cfg.NATS.Replicas = 3
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := Serve(ctx, cfg, ServeOptions{AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil)), Entropy: dicetest.Entropy(t)})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	defer func() {
+		cancel()
+		_ = s.Wait()
+	}()
+	get := func(path, token string) (int, string) {
+		req, _ := http.NewRequest("GET", s.URL+path, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	waitFor := func(what string, within time.Duration, ok func() bool) time.Duration {
+		t.Helper()
+		start := time.Now()
+		for !ok() {
+			if time.Since(start) > within {
+				t.Fatalf("%s: not within %s", what, within)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return time.Since(start)
+	}
+	waitFor("ready on a whole cluster", 20*time.Second, func() bool { code, _ := get("/readyz", ""); return code == 200 })
+
+	ts := &testServer{t: t, cfg: cfg, served: s, url: s.URL, tokens: map[string]string{}}
+	ts.must(ts.command("admin", "", "campaign.create", map[string]any{"command": map[string]any{
+		"name": "League", "sides": []map[string]string{{"id": "red", "name": "Red"}, {"id": "blue", "name": "Blue"}}}}), 201)
+	if code, body := get("/metrics", testAdminToken); code != 200 || !strings.Contains(body, `ledger_commands_total{command="campaign.create",outcome="accepted"} 1`) ||
+		!strings.Contains(body, "ledger_projection_lag") || !strings.Contains(body, "ledger_append_seconds") {
+		t.Fatalf("/metrics: %d\n%.2000s", code, body)
+	}
+	if code, _ := get("/metrics", ""); code != 401 {
+		t.Errorf("/metrics without a token: %d", code)
+	}
+
+	// Two of three nodes down: no quorum.
+	c.Shutdown(1)
+	c.Shutdown(2)
+	// A stream leader that lost its quorum steps down within seconds (nats-server
+	// checks every few seconds); until then it still answers reads.
+	took := waitFor("not ready without a quorum", 40*time.Second, func() bool { code, _ := get("/readyz", ""); return code == 503 })
+	code, body := get("/readyz", "")
+	var rd struct {
+		Ready  bool              `json:"ready"`
+		Checks map[string]string `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(body), &rd); err != nil || rd.Ready || !strings.Contains(rd.Checks["log"], "does not answer") {
+		t.Fatalf("/readyz without a quorum: %d %s", code, body)
+	}
+	t.Logf("not ready %s after losing the quorum: %s", took.Round(time.Millisecond), rd.Checks["log"])
+	if code, _ := get("/healthz", ""); code != 200 {
+		t.Errorf("/healthz without a quorum: %d (the process is alive)", code)
+	}
+
+	c.Restart(1)
+	c.Restart(2)
+	took = waitFor("ready again with the quorum back", 30*time.Second, func() bool { code, _ := get("/readyz", ""); return code == 200 })
+	t.Logf("ready %s after the quorum came back", took.Round(time.Millisecond))
+}

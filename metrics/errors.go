@@ -1,0 +1,5 @@
+package metrics
+
+import "errors"
+
+func errorIs(err, target error) bool { return errors.Is(err, target) }
