@@ -5,7 +5,7 @@
 // step.
 
 import { fill, t, term, el, LANG, api, showError, withLang, token, storeToken, forgetToken, takeTokenFromLink, takeTokenNotice,
-  tokenShared, touchToken, onUnauthorized, rememberedCampaigns, rememberCampaign, TOKEN_DAYS } from "./core.js";
+  tokenShared, touchToken, onUnauthorized, TOKEN_DAYS } from "./core.js";
 import { battleView } from "./battle.js";
 
 // --- shell --------------------------------------------------------------
@@ -30,7 +30,7 @@ function drawToken(editing) {
       (tokenShared() ? t("page.token.kept_shared") : t("page.token.kept"))),
     el("button", { type: "button", id: "token-change", class: "small", text: t("page.token.change"), onclick: () => drawToken(true) }),
     el("button", { type: "button", id: "forget-device", class: "small", text: t("page.token.forget"), title: t("page.token.forget_hint"), onclick: () => {
-      forgetToken(true);
+      forgetToken();
       notice("forgotten", "info", t("page.token.forgotten"));
       drawToken();
       route();
@@ -87,10 +87,8 @@ function route() {
 
 // --- home ---------------------------------------------------------------
 
-// homeView lists the campaigns the token may see: the server's list when it
-// gives one (GET /api/campaigns), else the campaigns this device opened
-// with the token, each checked again with the server; and a form to open
-// another by its id.
+// homeView lists the campaigns the token may see (GET /api/campaigns),
+// and a form to open another by its id.
 async function homeView(main) {
   const input = el("input", { id: "campaign-id", placeholder: "demo-1809", "aria-label": t("home.campaign_id") });
   const form = el("form", { class: "open", onsubmit: ev => {
@@ -103,20 +101,19 @@ async function homeView(main) {
     el("section", { class: "card" }, el("h2", { text: t("home.open") }), form, el("p", { class: "muted", text: t("token.hint") })));
   if (!token()) { fill(list, el("p", { class: "muted", text: t("page.home.no_token") })); return; }
   fill(list, el("p", { text: t("page.loading") }));
-  let found = null;
+  // The server lists the campaigns the token may see (GET /api/campaigns);
+  // each is then read for its sides and battles.
+  let ids;
   try {
-    const all = await api("/api/campaigns");
-    found = (all.campaigns || []).map(c => ({ id: c.id || c.campaign, c }));
-  } catch (err) { /* no list on this server: the campaigns this device knows */ }
-  if (!found) {
-    found = await Promise.all(rememberedCampaigns().map(async id => {
-      try { return { id, c: await api("/api/campaigns/" + encodeURIComponent(id)) }; } catch (err) {
-        if (err.status === 401 || err.status === 404) rememberCampaign(id, false);
-        return null;
-      }
-    }));
-    found = found.filter(Boolean);
+    ids = (await api("/api/campaigns")).map(c => c.id);
+  } catch (err) {
+    if (err.status !== 401) return showError(list, err);
+    ids = [];
   }
+  let found = await Promise.all(ids.map(async id => {
+    try { return { id, c: await api("/api/campaigns/" + encodeURIComponent(id)) }; } catch (err) { return null; }
+  }));
+  found = found.filter(Boolean);
   if (found.length) touchToken();
   fill(list, found.length ? el("ul", { class: "campaign-list" }, ...found.map(({ id, c }) => el("li", { "data-campaign": id },
     el("a", { href: withLang("/c/" + encodeURIComponent(id)), text: c.name || id }), " ",
@@ -139,7 +136,6 @@ async function campaignView(main, id) {
   let c;
   try { c = await api("/api/campaigns/" + encodeURIComponent(id)); } catch (err) { return showError(main, err); }
   touchToken();
-  rememberCampaign(id, true);
   document.title = c.name + " · " + t("app.title");
   const sides = el("ul", { class: "legend" }, ...c.sides.map((s, i) => el("li", { class: "k" + (i % 4), "data-side": s.side },
     s.name + (s.nation ? " (" + s.nation + ")" : ""))));

@@ -3,7 +3,7 @@
 // audit, live; and, for a player or the umpire, the play panel (play.js)
 // where the battle is played.
 
-import { fill, t, term, el, svg, num, api, apiSVG, apiPost, errorBox, showError, withLang, token, touchToken, onUnauthorized, rememberCampaign, outcomeText } from "./core.js";
+import { fill, t, term, el, svg, num, api, apiSVG, apiPost, errorBox, showError, withLang, token, touchToken, onUnauthorized, outcomeText } from "./core.js";
 import { BattleMap } from "./map.js";
 import { keepHead, checkHeads } from "./heads.js";
 import { mountPlay } from "./play.js";
@@ -12,10 +12,14 @@ export async function battleView(main, cid, bid) {
   const base = "/api/campaigns/" + encodeURIComponent(cid) + "/battles/" + encodeURIComponent(bid);
   const key = cid + "/" + bid;
   fill(main, el("p", { text: t("page.loading") }));
-  let evs, now, you = {};
+  let evs, now, you = {}, people = [];
   try { [evs, now] = await Promise.all([api(base + "/events"), api(base + "/state")]); } catch (err) { return showError(main, err); }
   touchToken();
-  try { you = (await api("/api/campaigns/" + encodeURIComponent(cid))).you || {}; rememberCampaign(cid, true); } catch (err) { /* the battle still shows */ }
+  try {
+    const c = await api("/api/campaigns/" + encodeURIComponent(cid));
+    you = c.you || {};
+    people = c.people || [];
+  } catch (err) { /* the battle still shows */ }
 
   const st = { last: evs.last, current: 0, boards: new Map(), pictures: new Map(), events: evs.events, now, you, selected: null };
   const sideName = id => { const s = (st.now.sides || []).find(s => s.side === id); return s ? s.name : id; };
@@ -82,7 +86,7 @@ export async function battleView(main, cid, bid) {
   map.sideName = sideName;
   if (canPlay) {
     play = mountPlay(playBox, {
-      base, you, sideName, map,
+      base, you, people, sideName, map,
       state: () => st.now,
       selected: () => st.selected,
       select,
@@ -245,7 +249,7 @@ export async function battleView(main, cid, bid) {
       do {
         again = false;
         try { st.now = await api(base + "/state"); } catch (err) { break; }
-        if (st.now.head) keepHead(key, st.now.version, st.now.head);
+        keepStateHead();
         if (st.current === st.last) { drawStatus(st.now); drawUnitCard(); }
         drawLegend(legend, st.now, sideName);
         if (play) play.update(st.now);
@@ -267,7 +271,17 @@ export async function battleView(main, cid, bid) {
         el("p", { text: t("page.heads.what_to_do") })));
     }
     for (const e of events) if (e.hash) keepHead(key, e.version, e.hash);
-    if (st.now.head) keepHead(key, st.now.version, st.now.head);
+    keepStateHead(events);
+  }
+
+  // keepStateHead keeps the state's head when the log's events agree with
+  // it (the event at the state's version has that hash): a head is kept
+  // only as the log shows it.
+  function keepStateHead(events) {
+    const h = st.now.head, v = st.now.version;
+    if (!h) return;
+    const e = (events || st.events).find(x => x.version === v);
+    if (e && e.hash === h) keepHead(key, v, h);
   }
 
   async function loadDice() {

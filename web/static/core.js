@@ -78,7 +78,6 @@ export function svg(tag, attrs, ...children) {
 export const TOKEN_DAYS = 14;
 const TOKEN_KEY = "ledger.token.v2";
 const LEGACY_KEY = "ledger.token";
-const CAMPAIGNS_KEY = "ledger.campaigns";
 const DAY = 24 * 3600 * 1000;
 
 let tokenNotice = "";
@@ -125,7 +124,7 @@ export function tokenShared() { token(); return !!current.shared; }
 // storeToken keeps tok on this device: in sessionStorage when shared (the
 // device is not the player's own), else in localStorage.
 export function storeToken(tok, shared) {
-  forgetToken(false);
+  forgetToken();
   const v = { token: tok, saved: Date.now(), used: Date.now(), shared: !!shared };
   (shared ? sessionStorage : localStorage).setItem(TOKEN_KEY, JSON.stringify(v));
   current = v;
@@ -139,14 +138,13 @@ export function touchToken() {
   (current.shared ? sessionStorage : localStorage).setItem(TOKEN_KEY, JSON.stringify(current));
 }
 
-// forgetToken removes the token (and, with all, the campaigns this device
-// remembers) from this device. The heads a page witnessed stay: they are
-// what lets this device notice a rewritten history (docs/api.md).
-export function forgetToken(all) {
+// forgetToken removes the token from this device. The heads a page
+// witnessed stay: they are what lets this device notice a rewritten
+// history (docs/api.md).
+export function forgetToken() {
   localStorage.removeItem(TOKEN_KEY);
   sessionStorage.removeItem(TOKEN_KEY);
   localStorage.removeItem(LEGACY_KEY);
-  if (all) localStorage.removeItem(CAMPAIGNS_KEY);
   current = { token: "" };
 }
 
@@ -164,18 +162,6 @@ export function takeTokenFromLink() {
   history.replaceState(null, "", location.pathname + location.search + (rest ? "#" + rest : ""));
   storeToken(tok.trim(), params.get("shared") === "1");
   return true;
-}
-
-// Campaigns this device has opened with its token, for the landing page.
-export function rememberedCampaigns() {
-  try { return JSON.parse(localStorage.getItem(CAMPAIGNS_KEY) || "[]").filter(x => typeof x === "string"); } catch (e) { return []; }
-}
-
-export function rememberCampaign(id, keep) {
-  if (tokenShared()) return;
-  const list = rememberedCampaigns().filter(x => x !== id);
-  if (keep) list.unshift(id);
-  localStorage.setItem(CAMPAIGNS_KEY, JSON.stringify(list.slice(0, 20)));
 }
 
 // --- the API -------------------------------------------------------------

@@ -17,7 +17,7 @@ const MAX_PX_PER_UNIT = 60;
 
 export class BattleMap {
   // box is the element the map lives in; on are the play panel's hooks:
-  // tap({unit, general, point}), dragStart(unit, point) -> bool,
+  // tap({unit, general, point}), dragStart(unit or null, point) -> bool,
   // drag(point), dragEnd(point), overlay(g, map).
   constructor(box, on) {
     this.on = on || {};
@@ -164,13 +164,13 @@ export class BattleMap {
     this.pointers.set(e.pointerId, p);
     if (this.pointers.size === 2) { this.gesture = "pinch"; this.pinch = this.pinchState(); return; }
     if (this.pointers.size > 2) return;
-    const unit = e.target.closest && e.target.closest("g.unit");
+    const unit = unitAt(e.target);
     const pt = this.toTable(e.clientX, e.clientY);
     this.gesture = "pan";
     if (this.mode === "measure") {
       this.gesture = "measure";
       this.measure = { from: pt, to: pt };
-    } else if (unit && this.on.dragStart && this.on.dragStart(unit.dataset.unit, pt, this.mode)) {
+    } else if (this.on.dragStart && this.on.dragStart(unit, pt, this.mode)) {
       this.gesture = "drag";
     }
     e.preventDefault();
@@ -223,9 +223,8 @@ export class BattleMap {
     if (g === "measure") return;
     if (!p.moved && this.on.tap) {
       const target = document.elementFromPoint(e.clientX, e.clientY);
-      const unit = target && target.closest && target.closest("#map g.unit");
       const general = target && target.closest && target.closest("#map circle.general");
-      this.on.tap({ unit: unit ? unit.dataset.unit : null, general: general ? general.dataset.general : null, point: pt });
+      this.on.tap({ unit: unitAt(target), general: general ? general.dataset.general : null, point: pt });
     }
   }
 
@@ -358,6 +357,16 @@ export class BattleMap {
       this.ring(at, 12, c),
       words ? this.text(at, words, "marker-text", 12, -24) : null);
   }
+}
+
+// unitAt is the unit an element of the picture shows: its base, or its
+// name.
+function unitAt(target) {
+  if (!target || !target.closest) return null;
+  const g = target.closest("#map g.unit");
+  if (g) return g.dataset.unit;
+  const l = target.closest("#map text.unit-label");
+  return l ? l.dataset.for : null;
 }
 
 // place is picture.Place: each label where it overlaps no label placed

@@ -8,15 +8,15 @@
 // (POST .../commands/{name}, docs/api.md). What a command would do is
 // shown before it is sent by a dry run of the same service ("dry_run":
 // true: the events it would append, or the very refusal), and an order's
-// odds by GET .../odds: the page judges no rule itself. A command that may
-// roll digital dice carries a fresh nonce from this device
-// (crypto.getRandomValues), which the service mixes into the roll.
+// odds by GET .../odds: the page judges no rule itself. Every command sent
+// without physical dice carries a fresh nonce from this device
+// (crypto.getRandomValues, 16 bytes), which the service mixes into any
+// digital roll the command makes (docs/dice.md).
 
 import { fill, t, term, el, num, length, apiPost, api, errorBox, errorText, randomHex, outcomeText } from "./core.js";
 
-// Commands that may roll dice: the page sends the dice entered, or a
-// nonce of the device's own for the ledger's digital dice; it never asks
-// for a dry run of them (a preview must not show a roll).
+// Commands that may roll dice: their forms have a dice pad (the dice
+// thrown on the table, or digital dice).
 const ROLLING = new Set(["order.give", "flank.declare", "march.declare", "brigade.order", "unit.reform", "combat.record"]);
 
 const FORMATIONS = ["line", "attack_column", "march_column", "square", "open_order", "company_column", "division_column",
@@ -45,46 +45,41 @@ export function mountPlay(box, ctx) {
 
   // --- talking to the service ------------------------------------------------
 
-  let dryRunMissing = false;
+  let enterFor = ""; // the umpire enters a command for this person, at the table
 
-  // dryRun asks the service what the command would do, appending nothing.
-  async function dryRun(name, command, dice) {
-    if (dryRunMissing) return { unsupported: true };
-    const body = { dry_run: true, command };
-    if (dice && dice.length) body.dice = dice;
+  const envelope = (command, extra) => {
+    const body = Object.assign({ command }, extra || {});
+    if (enterFor) body.for = enterFor;
+    return body;
+  };
+
+  // dryRun asks the service what the command would do, appending nothing:
+  // the events it would append, or its refusal. For a command that rolls
+  // digital dice the service checks everything before the roll and stops
+  // there (needs_dice): a preview never shows a roll.
+  async function dryRun(name, command) {
     try {
-      const out = await apiPost(base + "/commands/" + name, body);
-      return { ok: true, events: out.events || [] };
+      const out = await apiPost(base + "/commands/" + name, envelope(command, { dry_run: true }));
+      return { ok: true, events: out.events || [], needsDice: out.needs_dice || "" };
     } catch (err) {
-      if (err.status === 400 && /dry_run/.test(err.message || "")) { dryRunMissing = true; return { unsupported: true }; }
       return { ok: false, error: err };
     }
   }
 
-  // send posts a command: with the dice entered, or, for a command that may
-  // roll, a fresh nonce from this device. The command id is kept for a
+  // send posts a command: with the dice entered, or else with a fresh
+  // nonce from this device for whatever digital dice it rolls. The command id is kept for a
   // retry after a network failure, so a repeat appends nothing twice.
   async function send(name, command, opts) {
     opts = opts || {};
     const holder = opts.holder || {};
     if (!holder.id) holder.id = "page-" + randomHex(10);
-    const body = { id: holder.id, command };
+    const body = envelope(command, { id: holder.id });
     if (opts.dice && opts.dice.length) body.dice = opts.dice;
-    else if (ROLLING.has(name)) body.nonce = randomHex(16);
+    else body.nonce = randomHex(16);
     try {
-      let out;
-      try {
-        out = await apiPost(base + "/commands/" + name, body);
-      } catch (err) {
-        // A server that does not take the device's nonce yet refuses the
-        // field: send the command without it.
-        if (!(err.status === 400 && body.nonce && /nonce/.test(err.message || ""))) throw err;
-        delete body.nonce;
-        out = await apiPost(base + "/commands/" + name, body);
-        out.noNonce = true;
-      }
+      const out = await apiPost(base + "/commands/" + name, body);
       holder.id = "";
-      showResult(name, { ok: true, events: out.events || [], duplicate: out.duplicate, noNonce: out.noNonce });
+      showResult(name, { ok: true, events: out.events || [], duplicate: out.duplicate });
       ctx.refresh();
       return { ok: true, events: out.events || [] };
     } catch (err) {
@@ -97,6 +92,11 @@ export function mountPlay(box, ctx) {
   // --- the panel -------------------------------------------------------------
 
   const actingSel = umpire ? el("select", { id: "acting-side", "aria-label": t("page.play.acting_for"), onchange: () => { acting = actingSel.value; drawTurn(); } }) : null;
+  // The umpire may enter a command for a player at the table: the ledger
+  // records it as entered by the umpire for that player.
+  const forSel = umpire ? el("select", { id: "enter-for", "aria-label": t("page.play.enter_for"), onchange: () => { enterFor = forSel.value; } },
+    el("option", { value: "", text: t("page.play.enter_for_self") }),
+    ...(ctx.people || []).filter(p => p.role === "player").map(p => el("option", { value: p.player, text: p.player + (p.side ? " · " + sideName(p.side) : "") }))) : null;
   const turnBar = el("div", { class: "turn-bar", id: "turn-bar" });
   const past = el("div", { class: "banner past", id: "play-past", hidden: true },
     t("page.play.past") + " ", el("button", { type: "button", text: t("page.timeline.now"), onclick: () => ctx.goNow() }));
@@ -106,15 +106,15 @@ export function mountPlay(box, ctx) {
   const result = el("div", { class: "play-result", id: "play-result", role: "status", "aria-live": "polite" });
   fill(box, 
     el("div", { class: "play-head" }, el("h2", { text: umpire ? t("page.play.title_umpire") : t("page.play.title", { side: sideName(you.side) }) }),
-      actingSel ? el("label", { class: "acting" }, t("page.play.acting_for") + " ", actingSel) : null),
+      actingSel ? el("label", { class: "acting" }, t("page.play.acting_for") + " ", actingSel) : null,
+      forSel ? el("label", { class: "acting" }, t("page.play.enter_for") + " ", forSel) : null),
     past, turnBar, unitTools, toolBox, sideTools, result);
 
   function showResult(name, r) {
     if (r.ok) {
       fill(result, el("div", { class: "ok", "data-command": name },
         el("b", { text: (r.duplicate ? t("page.result.duplicate") : t("page.result.done")) + " " }), term("command", name),
-        el("ul", { class: "events" }, ...r.events.map(e => el("li", { "data-type": e.type, text: e.description }))),
-        r.noNonce ? el("p", { class: "muted", text: t("page.result.no_nonce") }) : null));
+        el("ul", { class: "events" }, ...r.events.map(e => el("li", { "data-type": e.type, text: e.description })))));
     } else {
       fill(result, el("div", { class: "refused", "data-command": name }, el("b", { text: t("page.result.refused", { command: term("command", name) }) }), errorBox(r.error)));
     }
@@ -124,7 +124,11 @@ export function mountPlay(box, ctx) {
   // append, in words, or the refusal with its rule and numbers.
   function showPreview(pbox, r, pendingText) {
     if (!r) { fill(pbox, el("p", { class: "muted", text: pendingText || "…" })); pbox.dataset.state = "pending"; return; }
-    if (r.unsupported) { fill(pbox, el("p", { class: "muted", text: t("page.preview.unsupported") })); pbox.dataset.state = "unsupported"; return; }
+    if (r.ok && r.needsDice) {
+      pbox.dataset.state = "ok";
+      fill(pbox, el("div", { class: "ok" }, el("b", { text: "✓ " + t("page.preview.legal") }), " " + t("page.preview.needs_dice")));
+      return;
+    }
     if (r.ok) {
       pbox.dataset.state = "ok";
       fill(pbox, el("div", { class: "ok" }, el("b", { text: "✓ " + t("page.preview.legal") }),
@@ -217,7 +221,7 @@ export function mountPlay(box, ctx) {
       showPreview(confirmBox, null, t("page.preview.checking"));
       const r = await dryRun(name, body);
       showPreview(confirmBox, r);
-      if (r.ok || r.unsupported) {
+      if (r.ok) {
         confirmBox.append(el("div", { class: "buttons" },
           button(id + "-confirm", "page.play.confirm", async () => { const x = await send(name, body, { holder: phaseHolder }); if (x.ok) fill(confirmBox); }, "primary"),
           button(id + "-cancel", "page.play.cancel", () => fill(confirmBox))));
@@ -328,7 +332,7 @@ export function mountPlay(box, ctx) {
       for (const a of tries()) {
         r = await dryRun(command, body(a));
         actions = a;
-        if (r.ok || r.unsupported || !/too_far|allow/.test((r.error && r.error.code) || "")) break;
+        if (r.ok || !/too_far|allow/.test((r.error && r.error.code) || "")) break;
       }
       if (asked !== JSON.stringify(g)) return; // moved on meanwhile: the next run answers
       last = Object.assign({ actions, at: asked }, r);
@@ -345,7 +349,8 @@ export function mountPlay(box, ctx) {
           const used = (ev.payload && ev.payload.actions_used) || last.actions;
           parts.push(el("span", { class: "legal", id: "ruler-legal", text: "✓ " + (used ? t("page.move.actions", { n: used }) : t("page.preview.legal")) }));
         } else if (last.error) {
-          parts.push(el("span", { class: "illegal", id: "ruler-illegal", "data-rule": last.error.rule || "", text: "✗ " + errorText(last.error) }));
+          parts.push(el("span", { class: "illegal", id: "ruler-illegal", "data-rule": last.error.rule || "", "data-code": last.error.code || "",
+            text: "✗ " + t("page.preview.refused") + (last.error.rule ? " (" + last.error.rule + ")" : "") }));
         }
       } else {
         parts.push(el("span", { class: "muted", text: "…" }));
@@ -372,8 +377,8 @@ export function mountPlay(box, ctx) {
       if (last && last.ok && last.at === JSON.stringify(g)) {
         r = await send(command, body(last.actions), { holder });
       } else {
-        // No dry run to say how many actions: try the fewest first; a
-        // refusal appends nothing.
+        // Sent before the ruler's dry run answered: try the fewest actions
+        // first; a refusal appends nothing.
         for (const a of tries()) {
           r = await send(command, body(a), { holder });
           if (r.ok || !/too_far|allow/.test((r.error && r.error.code) || "")) break;
@@ -391,7 +396,9 @@ export function mountPlay(box, ctx) {
       hint: kind === "turn" ? t("page.move.turn_hint") : t("page.move.drag_hint"),
       el: el("div", {}, ...fields, readout, pbox, el("div", { class: "buttons" }, confirm, button("move-reset", "page.move.reset", () => { g.x = start.x; g.y = start.y; dist.value = "0"; changed(); }))),
       dragStart: (uid, pt) => {
-        if (uid !== id || kind === "turn") return false;
+        // The unit itself, or its ghost where it was put down.
+        const near = Math.hypot(pt.x - g.x, pt.y - g.y) <= Math.hypot(u.width, u.depth) / 2 + 12 * map.k;
+        if (kind === "turn" || !(uid === id || near)) return false;
         grab = { x: pt.x - g.x, y: pt.y - g.y };
         return true;
       },
@@ -419,7 +426,7 @@ export function mountPlay(box, ctx) {
         if (kind !== "turn") {
           const more = [];
           if (ok === "ok") more.push({ text: "✓ " + t("page.move.actions", { n: last.actions || ((last.events[0] || {}).payload || {}).actions_used || 0 }), cls: "legal" });
-          if (ok === "bad") more.push({ text: "✗ " + (last.error.rule || "") + " " + (last.error.code || ""), cls: "illegal" });
+          if (ok === "bad") more.push({ text: "✗ " + shorten(errorText(last.error), 44), cls: "illegal" });
           o.append(m.ruler(start, { x: g.x, y: g.y }, length(Math.hypot(g.x - start.x, g.y - start.y), M()), "move-ruler", ok === "bad" ? "#d32f2f" : "#0b57a4", more));
         }
       },
@@ -648,7 +655,6 @@ export function mountPlay(box, ctx) {
     const body = () => { const b = { brigade: brigade.value }; if (initiative.checked) b.initiative = true; return b; };
     const preview = previewer(async () => {
       pad.el.hidden = !initiative.checked;
-      if (initiative.checked) { fill(pbox, el("p", { class: "muted", text: t("page.preview.rolls") })); return; }
       showPreview(pbox, null, t("page.preview.checking"));
       showPreview(pbox, await dryRun("march.declare", body()));
     });
@@ -809,11 +815,15 @@ export function mountPlay(box, ctx) {
         }),
       })),
     });
+    const declarePreview = el("div", { class: "preview", id: "flank-declare-preview" });
     parts.push(el("form", { class: "sub", id: "flank-declare", onsubmit: e => e.preventDefault() }, el("h4", { text: t("page.flank.declare_title") }),
       el("p", { class: "muted", text: t("page.flank.declare_hint") }),
       row("page.flank.edge", edge), el("div", { class: "grid2" }, row("page.flank.entry_x", ex), row("page.flank.entry_y", ey)), pickBtn(ex, ey),
-      brigadesBox, button("flank-add-brigade", "page.flank.add_brigade", addBrigade), pad.el,
-      el("div", { class: "buttons" }, button("flank-declare-confirm", "page.flank.declare", async () => {
+      brigadesBox, button("flank-add-brigade", "page.flank.add_brigade", addBrigade), pad.el, declarePreview,
+      el("div", { class: "buttons" }, button("flank-declare-check", "page.preview.check", async () => {
+        showPreview(declarePreview, null, t("page.preview.checking"));
+        showPreview(declarePreview, await dryRun("flank.declare", { side, edge: edge.value, orders: orders() }));
+      }), button("flank-declare-confirm", "page.flank.declare", async () => {
         const dice = pad.value();
         if (dice === null) { showResult("flank.declare", { ok: false, error: { message: t("page.dice.enter_first") } }); return; }
         if ((await send("flank.declare", { side, edge: edge.value, orders: orders() }, { holder, dice })).ok) open(flankTool());
@@ -914,7 +924,6 @@ export function mountPlay(box, ctx) {
           button("other-check", "page.preview.check", async () => {
             let b;
             try { b = parse(); } catch (err) { fill(pbox, errorBox({ message: t("page.error.json", { error: err.message }) })); return; }
-            if (ROLLING.has(name.value)) { fill(pbox, el("p", { class: "muted", text: t("page.preview.rolls") })); return; }
             showPreview(pbox, null, t("page.preview.checking"));
             showPreview(pbox, await dryRun(name.value, b));
           }),
@@ -953,6 +962,11 @@ export function mountPlay(box, ctx) {
     dragEnd: pt => tool && tool.dragEnd && tool.dragEnd(pt),
     overlay: (g, m) => tool && tool.overlay && tool.overlay(g, m),
   };
+}
+
+// shorten cuts words to n characters at most, with an ellipsis.
+function shorten(words, n) {
+  return words.length <= n ? words : words.slice(0, n - 1) + "…";
 }
 
 // sideSegment is the side of a base (front, right, rear, left) as two
