@@ -201,8 +201,8 @@ func (b *tab) shot(name string) string {
 	if p := os.Getenv("LEDGER_WEB_SCREENSHOT"); p != "" {
 		dir = filepath.Dir(p)
 	}
-	path := filepath.Join(dir, "ledger-"+b.t.Name()+"-"+b.name+"-"+name+".png")
-	path = strings.ReplaceAll(path, "/Test", "/")
+	test := strings.TrimPrefix(strings.ReplaceAll(b.t.Name(), "/", "-"), "Test")
+	path := filepath.Join(dir, "ledger-"+test+"-"+b.name+"-"+name+".png")
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		b.t.Logf("%s: %v", b.name, err)
 		return ""

@@ -65,8 +65,10 @@ func stillLoaded(b *tab) bool { return evalIn[bool](b, `window.__notReloaded ===
 // orders it forward, the exact odds shown before the roll (as GET .../odds
 // gives them) and the dice thrown on the table entered on the page; she
 // drags it too far, the ruler shows the refusal with its rule (from the
-// service's dry run), then to a legal spot, and moves it; she ends the
-// phase. Karl's page follows every step without reloading.
+// service's dry run), then to a legal spot, and moves it; she orders the
+// hussars with digital dice (the page sends a nonce of its own); she ends
+// the phase. Karl's page follows every step without reloading, its dice
+// chart showing her physical and digital dice apart.
 func TestBrowserPlayTurn(t *testing.T) {
 	ts := peopleServer(t)
 	aspern(t, ts, "", "initiative.take")
@@ -147,6 +149,42 @@ func TestBrowserPlayTurn(t *testing.T) {
 	marie.do("move", chromedp.Click(chromedp.CSS(`#move-confirm`)),
 		chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="unit.move"]`)))
 	karl.do("karl sees the move live", chromedp.WaitVisible(chromedp.CSS(`#map g.unit[data-unit="2-leger"][data-y="28"]`)))
+
+	// An order with digital dice: the page sends a fresh nonce of the
+	// device's own (16 bytes, hex) and no dice. Whatever the roll, the
+	// order is recorded with a digital roll.
+	evalIn[any](marie, `(() => { window.__posted = []; const f = window.fetch; window.fetch = (u, o) => { if (o && o.method === "POST") window.__posted.push({url: String(u), body: JSON.parse(o.body)}); return f(u, o); }; })()`)
+	tapUnit(marie, "8-hussards")
+	marie.do("digital order", chromedp.Click(chromedp.CSS(`#do-order`)),
+		chromedp.WaitVisible(chromedp.CSS(`#odds table.odds-table`)),
+		chromedp.Click(chromedp.CSS(`#order-dice-digital`)),
+		chromedp.Click(chromedp.CSS(`#order-give`)),
+		chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="order.give"] li[data-type="dice.rolled"]`)))
+	if d := evalIn[string](marie, `document.querySelector('#play-result li[data-type="dice.rolled"]').textContent`); !strings.Contains(d, "digital") {
+		t.Errorf("the digital roll recorded as %q", d)
+	}
+	type posted struct {
+		URL  string
+		Body struct {
+			ID      string
+			Nonce   string
+			Dice    []int
+			DryRun  bool `json:"dry_run"`
+			Command map[string]any
+		}
+	}
+	var sent *posted
+	for _, p := range evalIn[[]posted](marie, `window.__posted`) {
+		if strings.Contains(p.URL, "/commands/order.give") && !p.Body.DryRun {
+			sent = &p
+		}
+	}
+	if sent == nil || len(sent.Body.Nonce) != 32 || strings.Trim(sent.Body.Nonce, "0123456789abcdef") != "" || sent.Body.Dice != nil || !strings.HasPrefix(sent.Body.ID, "page-") {
+		t.Errorf("the digital order was posted as %+v; want a 32-hex-digit nonce, no dice, an id", sent)
+	}
+	karl.do("karl's dice chart splits physical and digital",
+		chromedp.WaitVisible(chromedp.CSS(`#dice svg.dice-chart[data-person="marie"] rect.bar.physical`)),
+		chromedp.WaitVisible(chromedp.CSS(`#dice svg.dice-chart[data-person="marie"] rect.bar.digital[data-digital]:not([data-digital="0"])`)))
 
 	// The phase ends.
 	marie.do("end the phase", chromedp.Click(chromedp.CSS(`#phase-end`)),

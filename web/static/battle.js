@@ -197,7 +197,7 @@ export async function battleView(main, cid, bid) {
     drawStatus(b);
     const shown = map.root.dataset.charge ? Number(map.root.dataset.charge) : 0;
     fill(where, ...[el("b", { text: t("battle.event_of", { n: v, total: st.last }) }),
-      b.event ? document.createTextNode(" · " + b.event.description) : null,
+      b.event ? el("span", { class: "srv", text: " · " + b.event.description }) : null,
       shown ? el("div", { class: "picture-of", text: t("battle.picture_of", { n: shown }) }) : null].filter(Boolean));
     log.querySelectorAll("li.current, li.pictured").forEach(li => li.classList.remove("current", "pictured"));
     const li = log.querySelector('li[data-version="' + v + '"]');
@@ -346,7 +346,7 @@ export function logEntry(e) {
     el("span", { class: "v", text: String(e.version) }), " ",
     el("span", { class: "type", title: e.type, text: term("event", e.type) }), " ",
     el("span", { class: "actor", text: e.actor }),
-    el("div", { class: "desc", text: e.description }));
+    el("div", { class: "desc srv", text: e.description }));
   if (e.refers && e.refers.length) {
     li.append(el("div", { class: "refers" }, t("battle.refers") + " ",
       ...e.refers.map(v => el("a", { href: "#", "data-goto": String(v), text: "#" + v }))));

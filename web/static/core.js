@@ -228,10 +228,11 @@ export function errorText(err) {
 }
 
 // errorBox shows an error: the rule and message, and the numbers the rules
-// gave, each named.
+// gave, each named. Words the server wrote (in the request's language)
+// carry the class srv.
 export function errorBox(err, cls) {
   const box = el("div", { class: cls || "error", role: "alert", "data-rule": err && err.rule, "data-code": err && err.code },
-    el("span", { class: "msg", text: errorText(err) }));
+    el("span", { class: "msg srv", text: errorText(err) }));
   if (err && err.numbers && Object.keys(err.numbers).length) {
     box.append(el("ul", { class: "numbers", "aria-label": t("page.refusal.numbers") },
       ...Object.keys(err.numbers).sort().map(k => el("li", {}, el("span", { class: "k", text: term("number", k) }), " ", el("b", { text: num(err.numbers[k], 2) })))));

@@ -326,7 +326,10 @@ export class BattleMap {
   text(at, words, cls, px, dy) {
     const [x, y] = this.pt(at);
     const k = this.k;
-    return svg("text", { class: "overlay-text " + (cls || ""), x, y: y + (dy || 0) * k, "font-size": (px || 13) * k, "text-anchor": "middle",
+    // Near a side edge the words run inward, so that none is cut off.
+    const anchor = at.x < this.width * 0.15 ? "start" : at.x > this.width * 0.85 ? "end" : "middle";
+    const dx = anchor === "start" ? -8 * k : anchor === "end" ? 8 * k : 0;
+    return svg("text", { class: "overlay-text " + (cls || ""), x: x + dx, y: y + (dy || 0) * k, "font-size": (px || 13) * k, "text-anchor": anchor,
       "dominant-baseline": "central", "paint-order": "stroke", stroke: "#fff", "stroke-width": 4 * k, "stroke-linejoin": "round", fill: "#111", text: words });
   }
 

@@ -80,7 +80,7 @@ export function mountPlay(box, ctx) {
       const out = await apiPost(base + "/commands/" + name, body);
       holder.id = "";
       showResult(name, { ok: true, events: out.events || [], duplicate: out.duplicate });
-      ctx.refresh();
+      await ctx.refresh(); // the tools that follow read the battle as it now stands
       return { ok: true, events: out.events || [] };
     } catch (err) {
       if (!(err instanceof TypeError)) holder.id = ""; // refused: a new attempt is a new command
@@ -114,7 +114,7 @@ export function mountPlay(box, ctx) {
     if (r.ok) {
       fill(result, el("div", { class: "ok", "data-command": name },
         el("b", { text: (r.duplicate ? t("page.result.duplicate") : t("page.result.done")) + " " }), term("command", name),
-        el("ul", { class: "events" }, ...r.events.map(e => el("li", { "data-type": e.type, text: e.description })))));
+        el("ul", { class: "events" }, ...r.events.map(e => el("li", { class: "srv", "data-type": e.type, text: e.description })))));
     } else {
       fill(result, el("div", { class: "refused", "data-command": name }, el("b", { text: t("page.result.refused", { command: term("command", name) }) }), errorBox(r.error)));
     }
@@ -132,7 +132,7 @@ export function mountPlay(box, ctx) {
     if (r.ok) {
       pbox.dataset.state = "ok";
       fill(pbox, el("div", { class: "ok" }, el("b", { text: "✓ " + t("page.preview.legal") }),
-        el("ul", { class: "events" }, ...r.events.map(e => el("li", { "data-type": e.type, text: e.description })))));
+        el("ul", { class: "events" }, ...r.events.map(e => el("li", { class: "srv", "data-type": e.type, text: e.description })))));
     } else {
       pbox.dataset.state = "refused";
       fill(pbox, el("div", { class: "refused" }, el("b", { text: "✗ " + t("page.preview.refused") }), errorBox(r.error)));
@@ -797,7 +797,7 @@ export function mountPlay(box, ctx) {
         el("div", { class: "grid2" }, row("page.flank.brigade_id", textIn("", "", { class: "b-id" })), row("page.flank.brigade_name", textIn("", "", { class: "b-name" }))),
         el("div", { class: "grid2" }, row("page.flank.order", select("", ORDERS.map(o => [o, term("order", o)]), "attack")), row("page.flank.general_id", textIn("", "", { class: "g-id" }))),
         el("div", { class: "grid2" }, row("page.flank.general_rating", numIn("", 8, { class: "g-rating", step: "1" })), row("page.flank.general_name", textIn("", "", { class: "g-name" }))),
-        row("page.flank.units", el("textarea", { class: "b-units", rows: "3", placeholder: "secret-1 infantry\nsecret-2 light_cavalry line" }), t("page.flank.units_hint"))));
+        row("page.flank.units", el("textarea", { class: "b-units", rows: "3", placeholder: "ir-7 infantry\nhus-3 light_cavalry line" }), t("page.flank.units_hint"))));
     };
     addBrigade();
     const pad = dicePad("flank-dice", t("page.flank.dice_hint"));
