@@ -38,7 +38,8 @@ export class BattleMap {
       this.measureBtn, this.readout);
     this.stage = el("div", { class: "map-stage", id: "map-stage" });
     this.hint = el("div", { class: "map-hint", id: "map-hint", role: "status" });
-    box.replaceChildren(this.toolbar, this.stage, this.hint);
+    this.actions = el("div", { class: "map-actions", id: "map-actions" });
+    box.replaceChildren(this.toolbar, this.stage, this.hint, this.actions);
     this.stage.addEventListener("pointerdown", e => this.down(e));
     this.stage.addEventListener("pointermove", e => this.move(e));
     this.stage.addEventListener("pointerup", e => this.up(e));
@@ -149,6 +150,10 @@ export class BattleMap {
     this.measureBtn.classList.toggle("on", mode === "measure");
     this.hint.textContent = hint || "";
   }
+
+  // setActions puts a tool's buttons under the map, beside the hand that
+  // drags (the same as the tool's own, further down the page).
+  setActions(...nodes) { this.actions.replaceChildren(...nodes.filter(Boolean)); }
 
   setMeasuring(on) {
     if (on) { this.prevMode = [this.mode, this.hint.textContent]; this.setMode("measure", t("page.map.measure_hint")); }
@@ -298,6 +303,20 @@ export class BattleMap {
     if (this.measure) {
       const { from, to } = this.measure;
       g.append(this.ruler(from, to, length(Math.hypot(to.x - from.x, to.y - from.y), this.measurement), "measure"));
+    }
+    // Keep the overlay's words inside the view.
+    const vb = this.root.viewBox.baseVal, pad = 4 * this.k;
+    for (const x of g.querySelectorAll("text.overlay-text")) {
+      const b = x.getBBox();
+      let dx = 0, dy = 0;
+      if (b.width < vb.width - 2 * pad) {
+        if (b.x < vb.x + pad) dx = vb.x + pad - b.x;
+        else if (b.x + b.width > vb.x + vb.width - pad) dx = vb.x + vb.width - pad - (b.x + b.width);
+      }
+      if (b.y < vb.y + pad) dy = vb.y + pad - b.y;
+      else if (b.y + b.height > vb.y + vb.height - pad) dy = vb.y + vb.height - pad - (b.y + b.height);
+      if (dx) x.setAttribute("x", +x.getAttribute("x") + dx);
+      if (dy) x.setAttribute("y", +x.getAttribute("y") + dy);
     }
   }
 

@@ -246,6 +246,7 @@ export function mountPlay(box, ctx) {
     fill(toolBox, tl ? el("div", { class: "tool-body", id: "tool-" + tl.name },
       el("div", { class: "tool-title" }, el("h3", { text: tl.title }), button("tool-close", "page.play.close", () => open(null), "close")), tl.el) : "");
     map.setMode(tl && tl.mode ? tl.mode : "select", tl && tl.hint ? tl.hint : "");
+    map.setActions(...(tl && tl.mapActions ? tl.mapActions : []));
     drawButtons();
     map.drawOverlay();
   }
@@ -386,6 +387,7 @@ export function mountPlay(box, ctx) {
       }
       if (r && r.ok) open(null);
     }, "primary");
+    const mapConfirm = button("map-move-confirm", kind === "turn" ? "page.move.confirm_turn" : kind === "march" ? "page.move.confirm_march" : "page.move.confirm", () => confirm.click(), "primary");
     const fields = kind === "turn"
       ? [row("page.move.facing", facing), quick, row("page.move.toward", toward)]
       : [el("div", { class: "grid2" }, row("page.move.distance", dist, M() === "cm" ? t("page.unit.cm") : t("page.unit.in")), row("page.move.heading", heading, t("page.move.heading_hint"))),
@@ -393,6 +395,7 @@ export function mountPlay(box, ctx) {
     const tl = {
       name: kind, title: t("page.tool." + (kind === "march" ? "unit_march" : kind)) + ": " + id,
       mode: kind === "turn" ? "turn" : "move",
+      mapActions: [mapConfirm],
       hint: kind === "turn" ? t("page.move.turn_hint") : t("page.move.drag_hint"),
       el: el("div", {}, ...fields, readout, pbox, el("div", { class: "buttons" }, confirm, button("move-reset", "page.move.reset", () => { g.x = start.x; g.y = start.y; dist.value = "0"; changed(); }))),
       dragStart: (uid, pt) => {
@@ -495,6 +498,7 @@ export function mountPlay(box, ctx) {
     actions.addEventListener("change", preview);
     return {
       name: "charge", title: t("page.tool.charge") + ": " + id, mode: "charge", hint: t("page.charge.hint"),
+      mapActions: [button("map-charge-confirm", "page.charge.confirm", () => document.getElementById("charge-confirm").click(), "primary")],
       el: el("div", {}, row("page.charge.target", target), row("page.charge.actions", actions), pbox,
         el("div", { class: "buttons" }, button("charge-confirm", "page.charge.confirm", async () => {
           if (!target.value) return;
