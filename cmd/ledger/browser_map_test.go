@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"go.yaml.in/yaml/v3"
 )
@@ -211,6 +212,25 @@ func (b *tab) shot(name string) string {
 	return path
 }
 
+// docShot saves a picture of the element sel for the documentation when
+// LEDGER_DOCS_IMG names a folder (docs/img: the README's pictures of
+// playing a turn on the page are made this way).
+func (b *tab) docShot(name, sel string) {
+	b.t.Helper()
+	dir := os.Getenv("LEDGER_DOCS_IMG")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(b.ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+	if err != nil {
+		b.t.Fatalf("%s: picture of %s: %v", b.name, sel, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Logf("documentation picture: %s", filepath.Join(dir, name))
+}
+
 // open loads path with who's token in the page's storage (as the token
 // link does) and waits for sel.
 func (b *tab) open(ts *testServer, who, path, sel string, width, height int64) {
@@ -265,8 +285,8 @@ type labelReport struct {
 // cm), on a 400 px phone and a 1,280 px tablet, every label of the map is
 // at least 10 CSS pixels high and no two unit labels overlap, measured on
 // the boxes Chromium draws; zoomed in and out on the phone, the same; the
-// picture's grid has coordinates. Before the first move and at the end of
-// the French turn.
+// picture's grid has coordinates; a pinch zooms in. Before the first move
+// and at the end of the French turn.
 func TestBrowserMapReadable(t *testing.T) {
 	ts := peopleServer(t)
 	newTab := browser(t)
@@ -315,9 +335,42 @@ func TestBrowserMapReadable(t *testing.T) {
 	b.shot("phone-zoomed")
 	b.do("fit", chromedp.Click(chromedp.CSS(`#map-fit`)), chromedp.Click(chromedp.CSS(`#map-zoom-out`)))
 	check("phone zoomed out", 7)
+	// Two fingers moving apart on the map zoom in.
+	b.do("fit again", chromedp.Click(chromedp.CSS(`#map-fit`)))
+	before := evalIn[float64](b, `document.getElementById("map").viewBox.baseVal.width`)
+	pinch(b, 90, 60, 20, 70)
+	after := evalIn[float64](b, `document.getElementById("map").viewBox.baseVal.width`)
+	if after > before/2.5 || after < before/4.5 {
+		t.Errorf("a pinch from 40 to 140 px apart: the view %g wide, from %g; want about a third", after, before)
+	}
+	check("phone pinched", 7)
+	b.shot("phone-pinched")
 	b.open(ts, "karl", "/c/demo/b/aspern?lang=en", "#map g.unit", 1280, 900)
 	check("tablet after the French turn", 7)
 	b.shot("tablet-turn")
+}
+
+// pinch puts two fingers on the map around the table point (x, y), from
+// and px apart, and spreads them to to px apart, in steps.
+func pinch(b *tab, x, y, from, to float64) {
+	b.t.Helper()
+	cx, cy := screenAt(b, x, y)
+	ids := [2]float64{1, 2}
+	points := func(d float64) []*input.TouchPoint {
+		return []*input.TouchPoint{{X: cx - d/2, Y: cy, ID: &ids[0]}, {X: cx + d/2, Y: cy, ID: &ids[1]}}
+	}
+	touch := func(typ input.DispatchTouchEventType, pts []*input.TouchPoint) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: typ, TouchPoints: pts})
+			return err
+		})
+	}
+	steps := []chromedp.Action[chromedp.Void]{touch(input.DispatchTouchEventTypeTouchStart, points(from))}
+	for i := 1; i <= 10; i++ {
+		steps = append(steps, touch(input.DispatchTouchEventTypeTouchMove, points(from+(to-from)*float64(i)/10)))
+	}
+	steps = append(steps, touch(input.DispatchTouchEventTypeTouchEnd, []*input.TouchPoint{}))
+	b.do("pinch", steps...)
 }
 
 func smallest(r labelReport) float64 {

@@ -94,6 +94,7 @@ func TestBrowserPlayTurn(t *testing.T) {
 	marie.do("charge preview", chromedp.WaitVisible(chromedp.CSS(`#charge-preview[data-state="ok"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#overlay .charge-preview-after`)))
 	marie.shot("charge-preview")
+	marie.docShot("page-charge-preview.png", ".map-card")
 	marie.do("charge", chromedp.Click(chromedp.CSS(`#charge-confirm`)),
 		chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="unit.charge"] li[data-type="charge.declared"]`)))
 	karl.do("karl sees the charge live", chromedp.WaitVisible(chromedp.CSS(`#log li[data-type="charge.declared"]`)))
@@ -117,6 +118,7 @@ func TestBrowserPlayTurn(t *testing.T) {
 		t.Errorf("the order's general %q, want the 2/26e's brigadier claparede", g)
 	}
 	marie.shot("order-odds")
+	marie.docShot("page-order.png", "#tool")
 	marie.do("dice 2 and 3, give the order",
 		chromedp.Click(chromedp.CSS(`#order-dice-pad button[data-face="2"]`)),
 		chromedp.Click(chromedp.CSS(`#order-dice-pad button[data-face="3"]`)),
@@ -139,6 +141,7 @@ func TestBrowserPlayTurn(t *testing.T) {
 		t.Errorf("the ruler and the refused ghost on the map: %d elements", n)
 	}
 	marie.shot("move-refused")
+	marie.docShot("page-move-refused.png", ".map-card")
 	// The ghost is picked up where it stands and put down 8 cm ahead of
 	// the start: one action.
 	gx, gy := screenAt(marie, 65, 20+45)
@@ -198,4 +201,5 @@ func TestBrowserPlayTurn(t *testing.T) {
 	}
 	marie.shot("after-phase")
 	karl.shot("after-phase")
+	karl.docShot("page-phone.png", ".map-card")
 }
