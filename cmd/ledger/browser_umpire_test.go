@@ -77,7 +77,8 @@ func (ts *testServer) lastVersion2(b string) int {
 // (its orders sealed, a die thrown on the table); her page shows its
 // composition and marks its entry point on the map; karl's page, updated
 // live, shows only the edge: none of the march's units, brigade, general
-// or entry point is anywhere in his page.
+// or entry point is anywhere in his page. Then it arrives: marie brings
+// its first unit on from the page, and karl's map shows that unit.
 func TestBrowserFlankMarchSealed(t *testing.T) {
 	ts := peopleServer(t)
 	aspern(t, ts, "", "initiative.take")
@@ -97,7 +98,7 @@ func TestBrowserFlankMarchSealed(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`#flank-brigades .b-units`), "secret-1 infantry\nsecret-2 light_infantry"),
 		chromedp.Click(chromedp.CSS(`#flank-declare-check`)),
 		chromedp.WaitVisible(chromedp.CSS(`#flank-declare-preview[data-state="ok"]`)),
-		chromedp.Click(chromedp.CSS(`#flank-dice-pad button[data-face="3"]`)),
+		chromedp.Click(chromedp.CSS(`#flank-dice-pad button[data-face="1"]`)), // arrives this turn (F.2)
 		chromedp.Click(chromedp.CSS(`#flank-declare-confirm`)),
 		chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="flank.declare"] li[data-type="flank.declared"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#flank-list li.sealed[data-march="1"] .orders`)),
@@ -126,6 +127,22 @@ func TestBrowserFlankMarchSealed(t *testing.T) {
 		t.Errorf("the march's label on karl's map: %q", label)
 	}
 	karl.shot("flank-opponent")
+
+	// The march arrives: marie ends the command phase and brings its first
+	// unit on at the entry point; karl's map shows it, live.
+	marie.do("end the command phase", chromedp.Click(chromedp.CSS(`#phase-end`)),
+		chromedp.WaitVisible(chromedp.CSS(`#phase-end-confirm`)),
+		chromedp.Click(chromedp.CSS(`#phase-end-confirm`)),
+		chromedp.WaitVisible(chromedp.CSS(`#turn-text[data-phase="movement"]`)))
+	marie.do("bring it on", chromedp.Click(chromedp.CSS(`#do-flank`)),
+		chromedp.WaitVisible(chromedp.CSS(`#flank-enter-1`)),
+		typeInto(`#enter-unit-1`, "secret-1"),
+		chromedp.Click(chromedp.CSS(`#flank-enter-confirm-1`)),
+		chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="flank.enter"] li[data-type="flank.unit_entered"]`)))
+	karl.do("karl sees it arrive", chromedp.WaitVisible(chromedp.CSS(`#map g.unit[data-unit="secret-1"]`)))
+	if n := evalIn[int](karl, `document.querySelectorAll('#map g.unit[data-unit="secret-2"]').length`); n != 0 {
+		t.Error("karl's map shows secret-2, still off the table")
+	}
 }
 
 // TestBrowserWitnessedHeads: the page shows the battle's head, keeps the
