@@ -267,15 +267,18 @@ export function mountPlay(box, ctx) {
       b("fire", "page.tool.fire", () => fireTool(u.unit)),
       b("combat", "page.tool.combat", () => combatTool(u.unit)),
     ] : [el("span", { class: "muted", text: u && !mine(u) ? t("page.play.not_yours") : t("page.play.select_hint") })]).filter(Boolean));
+    // Once the battle has ended only disputes follow (below the log), and
+    // the umpire's "another command"; before it starts, the umpire's set-up.
+    const playing = s.status === "in_progress", ended = s.status === "ended";
     fill(sideTools, ...(ctx.atNow() ? [
-      b("order-any", "page.tool.order", () => orderTool(null)),
-      b("tactical", "page.tool.tactical_march", () => tacticalTool()),
-      b("flank", "page.tool.flank", () => flankTool()),
-      !umpire ? b("seed", "page.tool.seed", () => seedTool()) : null,
-      umpire ? b("battle", "page.tool.battle", () => battleTool()) : null,
-      umpire ? b("brigade-order", "page.tool.brigade_order", () => brigadeOrderTool()) : null,
-      umpire ? b("objective", "page.tool.objective", () => objectiveTool()) : null,
-      b("other", "page.tool.other", () => otherTool()),
+      playing ? b("order-any", "page.tool.order", () => orderTool(null)) : null,
+      playing ? b("tactical", "page.tool.tactical_march", () => tacticalTool()) : null,
+      playing ? b("flank", "page.tool.flank", () => flankTool()) : null,
+      !umpire && !ended ? b("seed", "page.tool.seed", () => seedTool()) : null,
+      umpire && !ended ? b("battle", "page.tool.battle", () => battleTool()) : null,
+      umpire && playing ? b("brigade-order", "page.tool.brigade_order", () => brigadeOrderTool()) : null,
+      umpire && playing ? b("objective", "page.tool.objective", () => objectiveTool()) : null,
+      umpire || !ended ? b("other", "page.tool.other", () => otherTool()) : null,
     ] : []).filter(Boolean));
   }
 
