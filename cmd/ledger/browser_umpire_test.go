@@ -9,7 +9,8 @@ import (
 )
 
 // TestBrowserUmpireEndsBattle: at Aspern after the French turn, the
-// umpire's page records a combat result the players agreed (T.4) for the
+// umpire's page records a hussars' retreat, whose die (M.17) it asks for
+// before sending, and a combat result the players agreed (T.4) for the
 // jaeger, then ends the battle with a reason, after its dry run; both
 // pages then say the battle has ended (not "live"), karl's without
 // reloading, and karl's play panel offers no more commands.
@@ -22,6 +23,33 @@ func TestBrowserUmpireEndsBattle(t *testing.T) {
 	markLoaded(karl)
 	uma.open(ts, "uma", "/c/demo/b/aspern?lang=en", "#play #turn-text[data-phase=combat]", 1280, 900)
 
+	// A cavalry retreat rolls (M.17): with the table's dice chosen and none
+	// entered, the page asks for them (the dry run says the command would
+	// roll) and sends nothing; with the die entered, it is recorded.
+	tapUnit(uma, "8-hussards")
+	before := ts.lastVersion2("aspern")
+	uma.do("retreat without its die",
+		chromedp.WaitVisible(chromedp.CSS(`#unit-title[data-unit="8-hussards"]`)),
+		chromedp.Click(chromedp.CSS(`#do-combat`)),
+		chromedp.SetValue(chromedp.CSS(`#combat-result`), "retreat"),
+		chromedp.SendKeys(chromedp.CSS(`#combat-toward-x`), "125"),
+		chromedp.SendKeys(chromedp.CSS(`#combat-toward-y`), "100"),
+		chromedp.Click(chromedp.CSS(`#combat-confirm`)),
+		chromedp.WaitVisible(chromedp.CSS(`#play-result .refused[data-command="combat.record"]`)))
+	if msg := evalIn[string](uma, `document.querySelector("#play-result .refused").textContent`); !strings.Contains(msg, "enter the dice thrown") {
+		t.Errorf("a retreat without its die: %q", msg)
+	}
+	if after := ts.lastVersion2("aspern"); after != before {
+		t.Fatalf("the page sent a retreat with no die: %d events, then %d", before, after)
+	}
+	uma.do("retreat with its die",
+		chromedp.Click(chromedp.CSS(`#combat-dice-pad button[data-face="4"]`)),
+		chromedp.Click(chromedp.CSS(`#combat-confirm`)),
+		chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="combat.record"] li[data-type="dice.rolled"]`)))
+	if d := evalIn[string](uma, `document.querySelector('#play-result li[data-type="dice.rolled"]').textContent`); !strings.Contains(d, "= 4 (physical by uma)") {
+		t.Errorf("the retreat's die recorded as %q", d)
+	}
+
 	tapUnit(uma, "jaeger")
 	uma.do("combat result",
 		chromedp.WaitVisible(chromedp.CSS(`#unit-title[data-unit="jaeger"]`)),
@@ -33,7 +61,7 @@ func TestBrowserUmpireEndsBattle(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="combat.record"] li[data-type="combat.recorded"]`)))
 	karl.do("karl sees the result", chromedp.WaitVisible(chromedp.CSS(`#log li[data-type="combat.recorded"]`)))
 
-	before := ts.lastVersion2("aspern")
+	before = ts.lastVersion2("aspern")
 	uma.do("end the battle",
 		chromedp.Click(chromedp.CSS(`#do-battle`)),
 		chromedp.SendKeys(chromedp.CSS(`#end-reason`), "nightfall"),

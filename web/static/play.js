@@ -15,9 +15,6 @@
 
 import { fill, t, term, el, num, length, apiPost, api, errorBox, errorText, randomHex, outcomeText } from "./core.js";
 
-// Commands that may roll dice: their forms have a dice pad (the dice
-// thrown on the table, or digital dice).
-const ROLLING = new Set(["order.give", "flank.declare", "march.declare", "brigade.order", "unit.reform", "combat.record"]);
 
 const FORMATIONS = ["line", "attack_column", "march_column", "square", "open_order", "company_column", "division_column",
   "squadron_column", "half_squadron_column", "limbered", "unlimbered"];
@@ -87,6 +84,22 @@ export function mountPlay(box, ctx) {
       showResult(name, { ok: false, error: err });
       return { ok: false, error: err };
     }
+  }
+
+  // sendMayRoll sends a command that rolls only sometimes (a formation
+  // test, a cavalry retreat): with the dice entered; with none entered and
+  // the table's dice chosen, the dry run first says whether it would roll,
+  // and then asks for them rather than let the ledger roll digitally.
+  async function sendMayRoll(name, command, pad, holder) {
+    const dice = pad.value();
+    if (dice === null) {
+      const r = await dryRun(name, command);
+      if (r.ok && r.needsDice) {
+        showResult(name, { ok: false, error: { message: t("page.dice.needed", { purpose: r.needsDice }) } });
+        return { ok: false };
+      }
+    }
+    return send(name, command, { holder, dice: dice && dice.length ? dice : null });
   }
 
   // --- the panel -------------------------------------------------------------
@@ -467,8 +480,7 @@ export function mountPlay(box, ctx) {
     return {
       name: "formation", title: t("page.tool.formation") + ": " + id, el: el("div", {}, row("page.reform.formation", f), row("page.move.final_facing", facing), pbox, pad.el,
         el("div", { class: "buttons" }, button("reform-confirm", "page.reform.confirm", async () => {
-          const dice = pad.value();
-          const r = await send("unit.reform", body(), { holder, dice: dice && dice.length ? dice : null });
+          const r = await sendMayRoll("unit.reform", body(), pad, holder);
           if (r.ok) open(null);
         }, "primary"))),
       overlay: (o, m) => {
@@ -728,8 +740,7 @@ export function mountPlay(box, ctx) {
         button("combat-pick", "page.pick.on_map", () => { picking = true; map.setMode("pick", t("page.pick.hint")); }),
         el("div", { class: "grid2" }, row("page.combat.distance", distance), row("page.move.final_facing", facing)), row("page.combat.note", note), pad.el, pbox,
         el("div", { class: "buttons" }, button("combat-confirm", "page.combat.confirm", async () => {
-          const dice = pad.value();
-          if ((await send("combat.record", body(), { holder, dice: dice && dice.length ? dice : null })).ok) open(null);
+          if ((await sendMayRoll("combat.record", body(), pad, holder)).ok) open(null);
         }, "primary"))),
       tap: e => {
         if (!picking || !e.point) return false;
@@ -937,9 +948,7 @@ export function mountPlay(box, ctx) {
           button("other-send", "page.other.send", async () => {
             let b;
             try { b = parse(); } catch (err) { fill(pbox, errorBox({ message: t("page.error.json", { error: err.message }) })); return; }
-            const dice = pad.value();
-            if (ROLLING.has(name.value) && dice === null) { showResult(name.value, { ok: false, error: { message: t("page.dice.enter_first") } }); return; }
-            await send(name.value, b, { holder, dice: dice && dice.length ? dice : null });
+            await sendMayRoll(name.value, b, pad, holder);
           }, "primary"))),
     };
   }
