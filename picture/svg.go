@@ -1,4 +1,4 @@
-// Package svg draws a battle as an SVG picture: the table and its grid, its
+// Package picture draws a battle as an SVG picture: the table and its grid, its
 // terrain, the table edges flank marches were declared on (the edge only),
 // the objectives, the units as rotated rectangles with their front edge
 // marked and their side's colour, the generals (the C-in-C ringed in gold)
@@ -14,21 +14,42 @@
 //
 // Coordinates in the picture are the table's, in the battle's unit, with y
 // flipped (SVG's y grows down): picture (x, Depth - y) is table (x, y).
+// What must read at any size is drawn in screen pixels, not in the table's
+// unit (labels.go): text, strokes (vector-effect non-scaling-stroke), the
+// generals' discs, the objectives' diamonds and the arrowhead ahead of each
+// unit. The picture is laid out for Options.Scale pixels per unit, and each
+// such element says how to scale it again: data-px (a text's size in
+// pixels), data-px-r (a disc's radius), data-t (a pixel group's transform
+// before its scale(units per pixel)), data-px-stroke; a page that zooms
+// (static/map.js) sets them for the zoom it shows and places the labels
+// again so that none overlaps another.
+//
 // Elements carry classes and data- attributes a page or a test can find
 // them by (the hooks):
 //
+//   - the root svg.battlefield has data-table-width, data-table-depth,
+//     data-scale, data-measurement, data-grid and data-grid-minor (the grid's
+//     steps), and the caller's Options.Data;
 //   - each unit is a g.unit with data-unit, data-side, data-x, data-y,
 //     data-facing (the base's centre and facing in table coordinates, exact),
-//     data-formation, data-status and transform="translate(X,Y) rotate(F)"
-//     (X, Y the centre in picture coordinates, F the facing, clockwise from
-//     north as SVG rotates); its children are drawn in the base's own frame,
-//     front edge up: polygon.base (corners front-left, front-right,
-//     rear-right, rear-left), line.front, polygon.facing;
+//     data-width, data-depth, data-formation, data-status and
+//     transform="translate(X,Y) rotate(F)" (X, Y the centre in picture
+//     coordinates, F the facing, clockwise from north as SVG rotates); its
+//     children are drawn in the base's own frame, front edge up:
+//     polygon.base (corners front-left, front-right, rear-right, rear-left),
+//     line.front, g.facing (the arrowhead, in pixels);
 //   - each general is a circle.general with data-general, data-side, data-x,
 //     data-y (circle.general.cinc for a C-in-C);
 //   - terrain is polygon.terrain with data-name; an objective g.objective
 //     with data-objective (and data-held); a flank march's edge
 //     line.flank-march with data-flank-march, data-side and data-edge;
+//   - labels are text.label (unit-label with data-for the unit,
+//     general-label, terrain-label, objective-label, flank-label) with their
+//     anchor data-ax, data-ay and the radius round it they keep clear of,
+//     data-ar (picture coordinates); line.leader joins a label placed away
+//     from its anchor; the coordinates along the edges are text.coord (minor
+//     ones text.coord.minor) with their anchor and their offset in pixels
+//     (data-dx, data-dy);
 //   - the charge overlay is g.charge (data-unit, data-target, data-side-hit)
 //     with polygon.charge-before and polygon.charge-after (table corners,
 //     y flipped), polyline.charge-path, line.charge-side, and for each unit
@@ -50,8 +71,9 @@ import (
 
 // Options says what to draw besides the battle.
 type Options struct {
-	// Scale is pixels per unit of the battle's measurement for the
-	// picture's width and height attributes; 0 means 12.
+	// Scale is pixels per unit of the battle's measurement: the picture's
+	// width and height attributes, and the zoom its labels and marks are
+	// laid out for; 0 means 12.
 	Scale float64
 	// Title is shown in the top-left corner; empty: the battle's name.
 	Title string
@@ -141,32 +163,45 @@ const (
 	sideHitCol = "#e0201b"
 )
 
+// Margins round the table, in pixels: room for the coordinates along the
+// west and south edges and for the labels of what stands at an edge; above
+// it, when there is a title, a band for it.
+const (
+	marginLeftPx   = 30.0
+	marginRightPx  = 16.0
+	marginTopPx    = 16.0
+	marginBottomPx = 22.0
+	titleBandPx    = 24.0
+)
+
 // Render draws the battle s. It never fails: missing pieces are left out.
 func Render(s *rules.State, opt Options) []byte {
 	scale := opt.Scale
 	if scale <= 0 {
 		scale = 12
 	}
+	u := 1 / scale // the picture's units per pixel
 	w, d := s.Table.Width, s.Table.Depth
 	if w <= 0 || d <= 0 {
 		w, d = 72, 48
 	}
-	p := &painter{depth: d}
+	p := &painter{depth: d, u: u}
 	title := opt.Title
 	if title == "" {
 		title = s.Name
 	}
-	// A margin round the table for the labels of what stands at its edge;
-	// above it, when there is one, a band for the title.
-	const margin, band = 2.0, 1.8
-	top := margin
-	if !opt.NoLabels && title != "" {
-		top += band
+	left, right, top, bottom := marginLeftPx*u, marginRightPx*u, marginTopPx*u, marginBottomPx*u
+	if opt.NoLabels {
+		left, right, top, bottom = 2, 2, 2, 2
+	} else if title != "" {
+		top += titleBandPx * u
 	}
+	major, minor := GridSteps(s.Measurement)
 	root := attrs{"xmlns", "http://www.w3.org/2000/svg", "class", "battlefield",
-		"viewBox", strings.Join([]string{Num(-margin), Num(-top), Num(w + 2*margin), Num(d + margin + top)}, " "),
-		"width", Num((w + 2*margin) * scale), "height", Num((d + margin + top) * scale),
-		"font-family", "system-ui, sans-serif", "data-table-width", Num(w), "data-table-depth", Num(d)}
+		"viewBox", strings.Join([]string{Num(-left), Num(-top), Num(w + left + right), Num(d + top + bottom)}, " "),
+		"width", Num((w + left + right) * scale), "height", Num((d + top + bottom) * scale),
+		"font-family", "system-ui, sans-serif", "data-table-width", Num(w), "data-table-depth", Num(d),
+		"data-scale", Num(scale), "data-measurement", s.Measurement, "data-grid", Num(major), "data-grid-minor", Num(minor)}
 	keys := make([]string, 0, len(opt.Data))
 	for k := range opt.Data {
 		keys = append(keys, k)
@@ -181,8 +216,8 @@ func Render(s *rules.State, opt Options) []byte {
 	if title != "" {
 		p.el("title", nil, title)
 	}
-	p.el("rect", attrs{"class", "table", "x", "0", "y", "0", "width", Num(w), "height", Num(d), "fill", tableFill, "stroke", tableEdge, "stroke-width", "0.25"}, "")
-	p.grid(w, d, s.Measurement)
+	p.el("rect", attrs{"class", "table", "x", "0", "y", "0", "width", Num(w), "height", Num(d), "fill", tableFill, "stroke", tableEdge, "stroke-width", "1.5", "vector-effect", "non-scaling-stroke"}, "")
+	p.grid(w, d, major, minor)
 
 	colour := map[string]string{}
 	index := map[string]int{}
@@ -197,6 +232,7 @@ func Render(s *rules.State, opt Options) []byte {
 		return "#666"
 	}
 	var labels []label
+	var obstacles []Disc
 
 	p.open("g", attrs{"class", "terrain"})
 	for _, t := range s.Terrain {
@@ -210,11 +246,11 @@ func Render(s *rules.State, opt Options) []byte {
 			fill, stroke = "#d9c7a1", "#b09a70"
 		}
 		p.open("polygon", attrs{"class", "terrain " + strings.ReplaceAll(t.Kind.String(), ",", " "), "data-name", t.Name,
-			"points", p.points(t.Outline), "fill", fill, "stroke", stroke, "stroke-width", "0.15", "fill-opacity", "0.6"})
+			"points", p.points(t.Outline), "fill", fill, "stroke", stroke, "stroke-width", "1", "vector-effect", "non-scaling-stroke", "fill-opacity", "0.6"})
 		p.el("title", nil, t.Name+" ("+t.Kind.String()+")")
 		p.close("polygon")
 		if len(t.Outline) > 0 {
-			labels = append(labels, label{at: centroid(t.Outline), text: t.Name, class: "label terrain-label", fill: "#3b4a2c", size: 0.9})
+			labels = append(labels, label{at: centroid(t.Outline), text: t.Name, class: "label terrain-label", fill: "#3b4a2c", px: terrainLabelPx, italic: true, prio: prioTerrain})
 		}
 	}
 	p.close("g")
@@ -240,7 +276,9 @@ func Render(s *rules.State, opt Options) []byte {
 			if held != "" {
 				fill = col(held)
 			}
-			labels = append(labels, p.objective(o, held, fill))
+			l := p.objective(o, held, fill)
+			labels = append(labels, l)
+			obstacles = append(obstacles, p.disc(*o.Position, objectivePx))
 		}
 		p.close("g")
 	}
@@ -255,10 +293,11 @@ func Render(s *rules.State, opt Options) []byte {
 	sort.Strings(ids)
 	p.open("g", attrs{"class", "units"})
 	for _, id := range ids {
-		u := s.Units[id]
-		p.unit(u, index[u.Side], col(u.Side), opt.Moved[id])
-		r := math.Max(u.Base.Width, u.Base.Depth) / 2
-		labels = append(labels, label{at: u.Base.Center.Add(geom.Vec{Y: -r - 1.1}), text: u.ID, class: "label unit-label", fill: ink, size: 1.05, data: u.ID})
+		un := s.Units[id]
+		p.unit(un, index[un.Side], col(un.Side), opt.Moved[id])
+		r := math.Hypot(un.Base.Width, un.Base.Depth) / 2
+		labels = append(labels, label{at: un.Base.Center, r: r, text: un.ID, class: "label unit-label", fill: ink, px: unitLabelPx, data: un.ID, prio: prioUnit})
+		obstacles = append(obstacles, Disc{X: un.Base.Center.X * scale, Y: (d - un.Base.Center.Y) * scale, R: r * scale})
 	}
 	p.close("g")
 
@@ -266,10 +305,12 @@ func Render(s *rules.State, opt Options) []byte {
 	for _, sd := range s.Sides {
 		if c := sd.CInC; c != nil {
 			labels = append(labels, p.general(c.ID, c.Name, sd.ID, index[sd.ID], c.Rating, c.Position, col(sd.ID), true))
+			obstacles = append(obstacles, p.disc(c.Position, cincPx))
 		}
 		for _, br := range sd.Brigades {
 			g := br.General
 			labels = append(labels, p.general(g.ID, g.Name, sd.ID, index[sd.ID], g.Rating, g.Position, col(sd.ID), false))
+			obstacles = append(obstacles, p.disc(g.Position, generalPx))
 		}
 	}
 	p.close("g")
@@ -278,40 +319,47 @@ func Render(s *rules.State, opt Options) []byte {
 		p.charge(c)
 	}
 	if !opt.NoLabels {
-		p.open("g", attrs{"class", "labels", "text-anchor", "middle", "dominant-baseline", "middle",
-			"paint-order", "stroke", "stroke", halo, "stroke-width", "0.25", "stroke-linejoin", "round"})
-		for _, l := range labels {
-			if l.text == "" {
-				continue
-			}
-			x, y := p.pt(l.at)
-			a := attrs{"class", l.class, "x", x, "y", y, "font-size", Num(l.size), "fill", l.fill}
-			if l.italic {
-				a = append(a, "font-style", "italic")
-			}
-			if l.data != "" {
-				a = append(a, "data-for", l.data)
-			}
-			p.el("text", a, l.text)
-		}
-		p.close("g")
+		p.labels(labels, obstacles, scale, Box{-left * scale, -top * scale, (w + right) * scale, (d + bottom) * scale})
+		p.coords(w, d, major, minor)
 		if title != "" {
-			p.el("text", attrs{"class", "title", "x", "0", "y", Num(-top + 1.3), "font-size", "1.2", "fill", "#222"}, title)
+			p.el("text", attrs{"class", "title", "x", "0", "y", Num(-top + (titlePx+4)*u), "font-size", Num(titlePx * u), "data-px", Num(titlePx), "fill", "#222"}, title)
 		}
 	}
 	p.b.WriteString("</svg>\n")
 	return p.b.Bytes()
 }
 
-// label is a name drawn on top of everything, unrotated.
+// GridSteps are the grid's major and minor steps in a measurement: a foot
+// and 6" in inches, 30 cm and 10 cm in centimetres.
+func GridSteps(measurement string) (major, minor float64) {
+	if measurement == "cm" {
+		return 30, 10
+	}
+	return 12, 6
+}
+
+// Sizes of the marks drawn in pixels: the radius of a general's disc (a
+// C-in-C's) and the half-diagonal of an objective's diamond.
+const (
+	generalPx   = 5.0
+	cincPx      = 7.0
+	objectivePx = 8.0
+)
+
+// label is a name drawn on top of everything, unrotated, at px pixels; r
+// is the radius (in the table's unit) round its anchor that it keeps
+// clear of: the base it names.
 type label struct {
 	at     geom.Vec
+	r      float64
 	text   string
 	class  string
 	fill   string
-	size   float64
+	px     float64
 	italic bool
 	data   string
+	prio   int
+	extra  attrs
 }
 
 // attrs is a list of name, value pairs, in order.
@@ -320,11 +368,31 @@ type attrs []string
 type painter struct {
 	b     bytes.Buffer
 	depth float64
+	u     float64 // the picture's units per pixel
 	level int
 }
 
 // pt converts a table point to picture coordinates.
 func (p *painter) pt(v geom.Vec) (string, string) { return Num(v.X), Num(p.depth - v.Y) }
+
+// disc is an obstacle of radius px pixels round a table point, in pixels.
+func (p *painter) disc(v geom.Vec, px float64) Disc {
+	return Disc{X: v.X / p.u, Y: (p.depth - v.Y) / p.u, R: px}
+}
+
+// pxGroup opens a group drawn in pixels at a table point: translated there
+// (and rotated by rot degrees) and scaled to the picture's units, so that
+// its children's coordinates are pixels. data-t keeps the transform without
+// the scale, for a page that zooms to scale it again.
+func (p *painter) pxGroup(class string, at geom.Vec, rot float64, more attrs) {
+	x, y := p.pt(at)
+	t := "translate(" + x + "," + y + ")"
+	if rot != 0 {
+		t += " rotate(" + Num(rot) + ")"
+	}
+	a := attrs{"class", class, "transform", t + " scale(" + Num(p.u) + ")", "data-t", t}
+	p.open("g", append(a, more...))
+}
 
 func (p *painter) points(vs []geom.Vec) string {
 	parts := make([]string, len(vs))
@@ -382,18 +450,86 @@ func (p *painter) close(name string) {
 	p.b.WriteString("</" + name + ">\n")
 }
 
-// grid draws a line every foot (12") or every 30 cm.
-func (p *painter) grid(w, d float64, measurement string) {
-	step := 12.0
-	if measurement == "cm" {
-		step = 30
+// grid draws a thin line every minor step and a stronger one every major
+// step (a foot and 6", or 30 and 10 cm), one pixel wide at any zoom.
+func (p *painter) grid(w, d, major, minor float64) {
+	p.open("g", attrs{"class", "grid", "stroke", gridStroke, "vector-effect", "non-scaling-stroke"})
+	line := func(class string, x1, y1, x2, y2 float64, sw string) {
+		p.el("line", attrs{"class", class, "x1", Num(x1), "y1", Num(y1), "x2", Num(x2), "y2", Num(y2), "stroke-width", sw, "vector-effect", "non-scaling-stroke"}, "")
 	}
-	p.open("g", attrs{"class", "grid", "stroke", gridStroke, "stroke-width", "0.08"})
-	for x := step; x < w; x += step {
-		p.el("line", attrs{"x1", Num(x), "y1", "0", "x2", Num(x), "y2", Num(d)}, "")
+	isMajor := func(v float64) bool { return math.Abs(math.Remainder(v, major)) < 1e-9 }
+	for x := minor; x < w-1e-9; x += minor {
+		if isMajor(x) {
+			line("major", x, 0, x, d, "1")
+		} else {
+			line("minor", x, 0, x, d, "0.5")
+		}
 	}
-	for y := step; y < d; y += step {
-		p.el("line", attrs{"x1", "0", "y1", Num(d - y), "x2", Num(w), "y2", Num(d - y)}, "")
+	for y := minor; y < d-1e-9; y += minor {
+		if isMajor(y) {
+			line("major", 0, d-y, w, d-y, "1")
+		} else {
+			line("minor", 0, d-y, w, d-y, "0.5")
+		}
+	}
+	p.close("g")
+}
+
+// coords writes the table's coordinates along its south edge (x) and its
+// west edge (y), at every grid line: the major ones always, the minor ones
+// marked "minor" (the page shows them when zoomed in far enough to read
+// them). Each carries its anchor on the edge (data-ax, data-ay) and its
+// offset from it in pixels (data-dx, data-dy).
+func (p *painter) coords(w, d, major, minor float64) {
+	p.open("g", attrs{"class", "coords", "fill", "#4a5a3a", "font-size", Num(coordPx * p.u), "data-px", Num(coordPx)})
+	isMajor := func(v float64) bool { return math.Abs(math.Remainder(v, major)) < 1e-9 }
+	write := func(v, ax, ay, dx, dy float64, anchor string) {
+		class := "coord"
+		if !isMajor(v) {
+			class += " minor"
+		}
+		p.el("text", attrs{"class", class, "x", Num(ax + dx*p.u), "y", Num(ay + dy*p.u), "text-anchor", anchor,
+			"data-ax", Num(ax), "data-ay", Num(ay), "data-dx", Num(dx), "data-dy", Num(dy)}, Num(v))
+	}
+	for x := 0.0; x <= w+1e-9; x += minor {
+		write(x, x, d, 0, coordPx+3, "middle")
+	}
+	for y := 0.0; y <= d+1e-9; y += minor {
+		write(y, 0, d-y, -5, coordPx*0.35, "end")
+	}
+	p.close("g")
+}
+
+// labels places the labels (Place) for the picture's scale and writes
+// them, with a leader line to the anchor of any that had to move away.
+func (p *painter) labels(ls []label, obstacles []Disc, scale float64, bounds Box) {
+	items := make([]Item, len(ls))
+	for i, l := range ls {
+		items[i] = Item{X: l.at.X * scale, Y: (p.depth - l.at.Y) * scale, R: l.r * scale,
+			W: TextWidth(l.text, l.px), H: l.px * 1.25, Prio: l.prio}
+	}
+	placed := Place(items, obstacles, bounds)
+	p.open("g", attrs{"class", "labels", "text-anchor", "middle", "dominant-baseline", "central",
+		"paint-order", "stroke", "stroke", halo, "stroke-width", Num(3 * p.u), "data-px-stroke", "3", "stroke-linejoin", "round"})
+	for i, l := range ls {
+		if l.text == "" {
+			continue
+		}
+		x, y := placed[i].X*p.u, placed[i].Y*p.u
+		ax, ay := p.pt(l.at)
+		if placed[i].Leader {
+			p.el("line", attrs{"class", "leader", "x1", ax, "y1", ay, "x2", Num(x), "y2", Num(y), "stroke", "#666", "stroke-width", "1", "vector-effect", "non-scaling-stroke"}, "")
+		}
+		a := attrs{"class", l.class, "x", Num(x), "y", Num(y), "font-size", Num(l.px * p.u), "fill", l.fill,
+			"data-px", Num(l.px), "data-ax", ax, "data-ay", ay, "data-ar", Num(l.r), "data-prio", strconv.Itoa(l.prio)}
+		if l.italic {
+			a = append(a, "font-style", "italic")
+		}
+		if l.data != "" {
+			a = append(a, "data-for", l.data)
+		}
+		a = append(a, l.extra...)
+		p.el("text", a, l.text)
 	}
 	p.close("g")
 }
@@ -401,7 +537,8 @@ func (p *painter) grid(w, d float64, measurement string) {
 // unit draws a base in its own frame, translated to its centre and rotated
 // to its facing: the rectangle in its side's colour (dashed in column,
 // thick in square, faded when routed or destroyed, outlined in gold when
-// moved), its front edge thick and an arrow ahead of it.
+// moved), its front edge thick, and ahead of it an arrowhead a few pixels
+// long at any zoom, so the facing reads even when the base is small.
 func (p *painter) unit(u *rules.Unit, side int, col string, moved bool) {
 	b := u.Base
 	x, y := p.pt(b.Center)
@@ -412,6 +549,7 @@ func (p *painter) unit(u *rules.Unit, side int, col string, moved bool) {
 	a := attrs{"class", class, "data-unit", u.ID, "data-side", u.Side,
 		"data-x", exact(b.Center.X), "data-y", exact(b.Center.Y), "data-facing", exact(b.Facing),
 		"data-formation", u.Formation, "data-status", u.Status,
+		"data-width", exact(b.Width), "data-depth", exact(b.Depth),
 		"transform", "translate(" + x + "," + y + ") rotate(" + Num(b.Facing) + ")"}
 	if u.Status == rules.UnitRouted || u.Status == rules.UnitDestroyed {
 		a = append(a, "opacity", "0.35")
@@ -427,63 +565,62 @@ func (p *painter) unit(u *rules.Unit, side int, col string, moved bool) {
 	}
 	p.el("title", nil, name+", "+strings.Join(nonEmpty(what), ", "))
 	hw, hd := b.Width/2, b.Depth/2
-	stroke, sw := ink, "0.12"
+	stroke, sw := ink, "1"
 	if moved {
-		stroke, sw = gold, "0.35"
+		stroke, sw = gold, "3"
 	} else if u.Formation == "square" {
-		sw = "0.3"
+		sw = "2.5"
 	}
 	base := attrs{"class", "base", "points", local(geom.Vec{X: -hw, Y: hd}, geom.Vec{X: hw, Y: hd}, geom.Vec{X: hw, Y: -hd}, geom.Vec{X: -hw, Y: -hd}),
-		"fill", col, "stroke", stroke, "stroke-width", sw}
+		"fill", col, "stroke", stroke, "stroke-width", sw, "vector-effect", "non-scaling-stroke"}
 	if strings.Contains(u.Formation, "column") {
-		base = append(base, "stroke-dasharray", "0.5 0.3")
+		base = append(base, "stroke-dasharray", "4 2")
 	}
 	p.el("polygon", base, "")
-	p.el("line", attrs{"class", "front", "x1", Num(-hw), "y1", Num(-hd), "x2", Num(hw), "y2", Num(-hd), "stroke", "#000", "stroke-width", "0.35"}, "")
-	aw := math.Min(0.45, b.Width/5)
-	p.el("polygon", attrs{"class", "facing", "points", local(geom.Vec{X: -aw, Y: hd}, geom.Vec{X: aw, Y: hd}, geom.Vec{Y: hd + 0.7}), "fill", "#111"}, "")
+	p.el("line", attrs{"class", "front", "x1", Num(-hw), "y1", Num(-hd), "x2", Num(hw), "y2", Num(-hd), "stroke", "#000", "stroke-width", "3", "vector-effect", "non-scaling-stroke"}, "")
+	// The arrowhead, in pixels, just ahead of the middle of the front edge.
+	t := "translate(0," + Num(-hd) + ")"
+	p.open("g", attrs{"class", "facing px", "transform", t + " scale(" + Num(p.u) + ")", "data-t", t})
+	p.el("polygon", attrs{"points", "-5,-1.5 5,-1.5 0,-9", "fill", "#111", "stroke", "#fff", "stroke-width", "1", "vector-effect", "non-scaling-stroke"}, "")
+	p.close("g")
 	p.close("g")
 }
 
 // general draws a general as a disc of his side's colour, a C-in-C larger
-// and ringed in gold.
+// and ringed in gold; the disc's radius is in pixels (data-px-r; r is it in
+// the picture's units at its scale).
 func (p *painter) general(id, name, side string, index, rating int, at geom.Vec, col string, cinc bool) label {
 	x, y := p.pt(at)
-	class, r, stroke, sw, what := fmt.Sprintf("general side-%d", index), 0.65, "#fff", "0.15", "general"
+	class, r, stroke, sw, what := fmt.Sprintf("general side-%d", index), generalPx, "#fff", "1.5", "general"
 	if cinc {
-		class, r, stroke, sw, what = class+" cinc", 0.9, gold, "0.3", "commander-in-chief"
+		class, r, stroke, sw, what = class+" cinc", cincPx, gold, "2.5", "commander-in-chief"
 	}
 	n := id
 	if name != "" && name != id {
 		n = name + " (" + id + ")"
 	}
 	p.open("circle", attrs{"class", class, "data-general", id, "data-side", side, "data-x", exact(at.X), "data-y", exact(at.Y),
-		"cx", x, "cy", y, "r", Num(r), "fill", col, "stroke", stroke, "stroke-width", sw})
+		"cx", x, "cy", y, "r", Num(r * p.u), "data-px-r", Num(r), "fill", col, "stroke", stroke, "stroke-width", sw, "vector-effect", "non-scaling-stroke"})
 	p.el("title", nil, fmt.Sprintf("%s, %s, rating %d", n, what, rating))
 	p.close("circle")
-	return label{at: at.Add(geom.Vec{Y: r + 0.7}), text: id, class: "label general-label", fill: "#333", size: 0.9, italic: true, data: id}
+	return label{at: at, r: r * p.u, text: id, class: "label general-label", fill: "#333", px: generalLabelPx, italic: true, data: id, prio: prioGeneral}
 }
 
 // flankMarch draws the edge a flank march was declared on, and nothing of
 // its orders: a dashed band of its side's colour along the inside of that
 // edge. k counts the marches drawn on the same edge before it.
 func (p *painter) flankMarch(m rules.FlankMarch, w, d float64, col string, k int) label {
-	in := 0.5 + 0.7*float64(k)
-	var a, b geom.Vec
-	var at geom.Vec
+	in := (4 + 7*float64(k)) * p.u
+	var a, b, at geom.Vec
 	switch m.Edge {
 	case geom.EdgeNorth:
-		a, b = geom.Vec{X: 0, Y: d - in}, geom.Vec{X: w, Y: d - in}
-		at = geom.Vec{X: w / 2, Y: d - in - 0.9}
+		a, b, at = geom.Vec{X: 0, Y: d - in}, geom.Vec{X: w, Y: d - in}, geom.Vec{X: w / 2, Y: d - in}
 	case geom.EdgeSouth:
-		a, b = geom.Vec{X: 0, Y: in}, geom.Vec{X: w, Y: in}
-		at = geom.Vec{X: w / 2, Y: in + 0.9}
+		a, b, at = geom.Vec{X: 0, Y: in}, geom.Vec{X: w, Y: in}, geom.Vec{X: w / 2, Y: in}
 	case geom.EdgeEast:
-		a, b = geom.Vec{X: w - in, Y: 0}, geom.Vec{X: w - in, Y: d}
-		at = geom.Vec{X: w - in - 4, Y: d/2 + 1.2*float64(k)}
+		a, b, at = geom.Vec{X: w - in, Y: 0}, geom.Vec{X: w - in, Y: d}, geom.Vec{X: w - in, Y: d / 2}
 	default: // west
-		a, b = geom.Vec{X: in, Y: 0}, geom.Vec{X: in, Y: d}
-		at = geom.Vec{X: in + 4, Y: d/2 + 1.2*float64(k)}
+		a, b, at = geom.Vec{X: in, Y: 0}, geom.Vec{X: in, Y: d}, geom.Vec{X: in, Y: d / 2}
 	}
 	class := "flank-march"
 	if m.RevealedAt != "" {
@@ -495,21 +632,22 @@ func (p *painter) flankMarch(m rules.FlankMarch, w, d float64, col string, k int
 	x1, y1 := p.pt(a)
 	x2, y2 := p.pt(b)
 	p.open("line", attrs{"class", class, "data-flank-march", strconv.Itoa(m.N), "data-side", m.Side, "data-edge", string(m.Edge),
-		"x1", x1, "y1", y1, "x2", x2, "y2", y2, "stroke", col, "stroke-width", "0.5", "stroke-dasharray", "1.2 0.6", "stroke-opacity", "0.8"})
+		"x1", x1, "y1", y1, "x2", x2, "y2", y2, "stroke", col, "stroke-width", "5", "stroke-dasharray", "12 6", "stroke-opacity", "0.8", "vector-effect", "non-scaling-stroke"})
 	p.el("title", nil, fmt.Sprintf("flank march %d (%s): %s edge", m.N, m.Side, m.Edge))
 	p.close("line")
-	return label{at: at, text: fmt.Sprintf("flank march %d · %s", m.N, m.Side), class: "label flank-label", fill: col, size: 0.9, italic: true}
+	return label{at: at, r: 4 * p.u, text: fmt.Sprintf("flank march %d · %s", m.N, m.Side), class: "label flank-label", fill: col, px: flankLabelPx, italic: true, prio: prioFlank,
+		extra: attrs{"data-flank-march", strconv.Itoa(m.N), "data-side", m.Side}}
 }
 
-// objective draws an objective as a diamond, filled with the colour of the
-// side holding it (white when nobody does).
+// objective draws an objective as a diamond in pixels, filled with the
+// colour of the side holding it (white when nobody does).
 func (p *painter) objective(o rules.Objective, held, fill string) label {
 	at := *o.Position
-	a := attrs{"class", "objective", "data-objective", o.ID}
+	a := attrs{"data-objective", o.ID}
 	if held != "" {
 		a = append(a, "data-held", held)
 	}
-	p.open("g", a)
+	p.pxGroup("objective px", at, 0, a)
 	n := o.Name
 	if n == "" {
 		n = o.ID
@@ -519,41 +657,43 @@ func (p *painter) objective(o rules.Objective, held, fill string) label {
 		t += ", held by " + held
 	}
 	p.el("title", nil, t)
-	const r = 1.0
-	p.el("polygon", attrs{"points", p.points([]geom.Vec{at.Add(geom.Vec{Y: r}), at.Add(geom.Vec{X: r}), at.Add(geom.Vec{Y: -r}), at.Add(geom.Vec{X: -r})}),
-		"fill", fill, "stroke", "#222", "stroke-width", "0.15"}, "")
+	r := Num(objectivePx)
+	p.el("polygon", attrs{"points", "0,-" + r + " " + r + ",0 0," + r + " -" + r + ",0",
+		"fill", fill, "stroke", "#222", "stroke-width", "1.5", "vector-effect", "non-scaling-stroke"}, "")
 	p.close("g")
-	return label{at: at.Add(geom.Vec{Y: r + 0.7}), text: fmt.Sprintf("%s (%d)", n, o.Value), class: "label objective-label", fill: "#222", size: 0.9}
+	return label{at: at, r: objectivePx * p.u, text: fmt.Sprintf("%s (%d)", n, o.Value), class: "label objective-label", fill: "#222", px: objectiveLabelPx, prio: prioObjective}
 }
 
 // charge draws the overlay: the charger before (dashed) and after (solid),
 // the leader point's path with its turn point, the target's side hit, and
-// pushed enemies before (dashed) with a line to where they went.
+// pushed enemies before (dashed) with a line to where they went. Strokes
+// are in pixels.
 func (p *painter) charge(c *Charge) {
 	a := attrs{"class", "charge", "data-unit", c.Unit, "data-target", c.Target, "data-side-hit", string(c.Side)}
 	if c.Version > 0 {
 		a = append(a, "data-version", strconv.FormatUint(c.Version, 10))
 	}
+	nss := "non-scaling-stroke"
 	p.open("g", a)
 	p.el("title", nil, fmt.Sprintf("%s charges %s (%s)", c.Unit, c.Target, c.Side))
-	p.el("polygon", attrs{"class", "charge-before", "data-unit", c.Unit, "points", p.points(c.From.Polygon()), "fill", "none", "stroke", chargeCol, "stroke-width", "0.2", "stroke-dasharray", "0.4 0.3"}, "")
+	p.el("polygon", attrs{"class", "charge-before", "data-unit", c.Unit, "points", p.points(c.From.Polygon()), "fill", "none", "stroke", chargeCol, "stroke-width", "2", "stroke-dasharray", "5 3", "vector-effect", nss}, "")
 	if len(c.Path) > 1 {
-		p.el("polyline", attrs{"class", "charge-path", "points", p.points(c.Path), "fill", "none", "stroke", chargeCol, "stroke-width", "0.25", "stroke-linejoin", "round"}, "")
+		p.el("polyline", attrs{"class", "charge-path", "points", p.points(c.Path), "fill", "none", "stroke", chargeCol, "stroke-width", "2.5", "stroke-linejoin", "round", "vector-effect", nss}, "")
 		for _, v := range c.Path[1 : len(c.Path)-1] {
 			x, y := p.pt(v)
-			p.el("circle", attrs{"class", "charge-turn", "cx", x, "cy", y, "r", "0.3", "fill", chargeCol}, "")
+			p.el("circle", attrs{"class", "charge-turn", "cx", x, "cy", y, "r", Num(3 * p.u), "data-px-r", "3", "fill", chargeCol}, "")
 		}
 	}
-	p.el("polygon", attrs{"class", "charge-after", "data-unit", c.Unit, "points", p.points(c.To.Polygon()), "fill", "none", "stroke", chargeCol, "stroke-width", "0.3"}, "")
+	p.el("polygon", attrs{"class", "charge-after", "data-unit", c.Unit, "points", p.points(c.To.Polygon()), "fill", "none", "stroke", chargeCol, "stroke-width", "3", "vector-effect", nss}, "")
 	if c.Side != "" && c.TargetBase.Width > 0 {
 		sd := c.TargetBase.Side(c.Side)
 		x1, y1 := p.pt(sd.A)
 		x2, y2 := p.pt(sd.B)
-		p.el("line", attrs{"class", "charge-side", "data-side-hit", string(c.Side), "x1", x1, "y1", y1, "x2", x2, "y2", y2, "stroke", sideHitCol, "stroke-width", "0.4"}, "")
+		p.el("line", attrs{"class", "charge-side", "data-side-hit", string(c.Side), "x1", x1, "y1", y1, "x2", x2, "y2", y2, "stroke", sideHitCol, "stroke-width", "4", "vector-effect", nss}, "")
 	}
 	for _, pu := range c.Pushed {
-		p.el("polygon", attrs{"class", "pushed-before", "data-unit", pu.Unit, "points", p.points(pu.From.Polygon()), "fill", "none", "stroke", "#555", "stroke-width", "0.12", "stroke-dasharray", "0.3 0.3"}, "")
-		p.el("polyline", attrs{"class", "pushed-path", "data-unit", pu.Unit, "points", p.points([]geom.Vec{pu.From.Center, pu.To.Center}), "fill", "none", "stroke", "#555", "stroke-width", "0.12"}, "")
+		p.el("polygon", attrs{"class", "pushed-before", "data-unit", pu.Unit, "points", p.points(pu.From.Polygon()), "fill", "none", "stroke", "#555", "stroke-width", "1.5", "stroke-dasharray", "4 3", "vector-effect", nss}, "")
+		p.el("polyline", attrs{"class", "pushed-path", "data-unit", pu.Unit, "points", p.points([]geom.Vec{pu.From.Center, pu.To.Center}), "fill", "none", "stroke", "#555", "stroke-width", "1.5", "vector-effect", nss}, "")
 	}
 	p.close("g")
 }

@@ -260,7 +260,7 @@ func TestPictureHooks(t *testing.T) {
 			}
 		case e.Name == "circle" && strings.HasPrefix(cls, "general "):
 			generals[e.Attrs["data-general"]] = e
-		case e.Name == "g" && cls == "objective":
+		case e.Name == "g" && strings.HasPrefix(cls, "objective"):
 			objective = e
 		case e.Name == "line" && strings.HasPrefix(cls, "flank-march"):
 			march = e

@@ -106,4 +106,21 @@ func TestTimelineEqualsLiveState(t *testing.T) {
 			t.Fatal("a state after the last event")
 		}
 	}
+	// Each version's hash is its stored event's (the head at that version).
+	stored, err := log.Read(ctx, key, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := projections.LoadTimeline(ctx, log, key, campaign.Registry(), projections.TimelineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range stored {
+		if got, want := tl.Hash(e.Version), events.Hash(e.Raw); got != want || want == "" {
+			t.Fatalf("hash at version %d: %q, the stored event's %q", e.Version, got, want)
+		}
+	}
+	if tl.Hash(0) != "" || tl.Hash(tl.Len()+1) != "" {
+		t.Fatal("a hash for no event")
+	}
 }

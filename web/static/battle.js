@@ -1,0 +1,584 @@
+// The battle view: the battlefield (map.js) at any event of the timeline,
+// the battle's status and head, the event log, the dice, disputes and
+// audit, live; and, for a player or the umpire, the play panel (play.js)
+// where the battle is played.
+
+import { fill, t, term, el, svg, num, api, apiSVG, apiPost, errorBox, showError, withLang, token, touchToken, onUnauthorized, outcomeText } from "./core.js";
+import { BattleMap } from "./map.js";
+import { keepHead, checkHeads } from "./heads.js";
+import { mountPlay } from "./play.js";
+
+export async function battleView(main, cid, bid) {
+  const base = "/api/campaigns/" + encodeURIComponent(cid) + "/battles/" + encodeURIComponent(bid);
+  const key = cid + "/" + bid;
+  fill(main, el("p", { text: t("page.loading") }));
+  let evs, now, you = {}, people = [];
+  try { [evs, now] = await Promise.all([api(base + "/events"), api(base + "/state")]); } catch (err) { return showError(main, err); }
+  touchToken();
+  try {
+    const c = await api("/api/campaigns/" + encodeURIComponent(cid));
+    you = c.you || {};
+    people = c.people || [];
+  } catch (err) { /* the battle still shows */ }
+
+  const st = { last: evs.last, current: 0, boards: new Map(), pictures: new Map(), events: evs.events, now, you, selected: null };
+  const sideName = id => { const s = (st.now.sides || []).find(s => s.side === id); return s ? s.name : id; };
+
+  const mapBox = el("div", { class: "battlefield", id: "battlefield" });
+  const slider = el("input", { type: "range", id: "timeline", min: "1", max: String(st.last), step: "1", value: String(st.last), "aria-label": t("battle.timeline") });
+  const where = el("div", { class: "where", id: "where" });
+  const status = el("div", { class: "status-line", id: "status-line" });
+  const headBox = el("div", { class: "head", id: "head" });
+  const banners = el("div", { class: "banners", id: "banners" });
+  const headsWarning = el("div", { id: "heads-warning" });
+  const legend = el("div", { class: "legend", id: "legend" });
+  const log = el("ol", { id: "log" });
+  const live = el("span", { class: "live", id: "live" });
+  const diceBox = el("div", { class: "dice-charts", id: "dice" });
+  const disputesBox = el("div", { id: "disputes-box" }, el("p", { text: t("page.loading") }));
+  const auditBox = el("div", { id: "audit-box" }, el("p", { text: t("page.loading") }));
+  const unitCard = el("div", { class: "unit-card", id: "unit-card" });
+  const btn = (k, label, fn) => el("button", { type: "button", id: "tl-" + k.split(".")[1], title: t(k), "aria-label": t(k), onclick: fn, text: label });
+  const nowBtn = el("button", { type: "button", id: "go-now", class: "go-now", hidden: true, text: t("page.timeline.now"), onclick: () => goTo(st.last) });
+
+  const canPlay = you.role === "player" || you.role === "umpire";
+  const playBox = el("section", { class: "card play", id: "play", hidden: !canPlay });
+
+  fill(main, 
+    el("div", { class: "battle-head" }, el("h1", { id: "battle-title", text: (now.name || bid) + " · " + cid }), live),
+    headsWarning, banners,
+    el("div", { class: "battle" },
+      el("div", { class: "col-main" },
+        el("section", { class: "card map-card" },
+          el("h2", { text: t("battle.map") }), status, headBox, mapBox, legend,
+          el("div", { class: "timeline", role: "group", "aria-label": t("battle.timeline") },
+            btn("battle.first", "«", () => goTo(1)), btn("battle.prev", "‹", () => goTo(st.current - 1)),
+            slider,
+            btn("battle.next", "›", () => goTo(st.current + 1)), btn("battle.last", "»", () => goTo(st.last)),
+            nowBtn, where)),
+        el("section", { class: "card", id: "unit-info" }, unitCard),
+        playBox),
+      el("div", { class: "col-side" },
+        el("section", { class: "card" }, el("h2", { text: t("battle.events") }), log),
+        el("section", { class: "card" }, el("h2", { text: t("battle.dice") }), el("p", { class: "muted", text: t("page.dice.hint") }), diceBox),
+        el("section", { class: "card", id: "disputes" }, el("h2", { text: t("battle.disputes") }), disputesBox),
+        el("section", { class: "card", id: "audit" }, el("h2", {}, t("battle.audit") + " ",
+          el("button", { type: "button", id: "audit-refresh", text: t("audit.refresh"), onclick: () => loadAudit() })),
+          el("p", { class: "muted", text: t("audit.hint") }), auditBox))));
+
+  // The play panel, for a player or the umpire; the map hands it taps and
+  // drags, and it draws its previews on the map's overlay.
+  let play = null;
+  const map = new BattleMap(mapBox, {
+    tap: e => {
+      if (play && play.tap(e)) return;
+      if (e.unit) select(e.unit);
+    },
+    dragStart: (unit, pt, mode) => play ? play.dragStart(unit, pt, mode) : false,
+    drag: pt => play && play.drag(pt),
+    dragEnd: pt => play && play.dragEnd(pt),
+    overlay: (g, m) => {
+      drawSelection(g, m);
+      drawFlankOrders(g, m);
+      if (play && st.current === st.last) play.overlay(g, m);
+    },
+  });
+  map.sideName = sideName;
+  if (canPlay) {
+    play = mountPlay(playBox, {
+      base, you, people, sideName, map,
+      state: () => st.now,
+      selected: () => st.selected,
+      select,
+      atNow: () => st.current === st.last,
+      refresh: () => refreshNow(),
+      goNow: () => goTo(st.last),
+      events: () => st.events,
+    });
+  }
+
+  for (const e of st.events) log.append(logEntry(e));
+  slider.addEventListener("input", () => goTo(Number(slider.value)));
+  slider.addEventListener("change", () => goTo(Number(slider.value)));
+  log.addEventListener("click", ev => {
+    const pic = ev.target.closest("button.picture[data-charge]");
+    if (pic) { ev.preventDefault(); const v = Number(pic.dataset.charge); return goTo(commandEnd(st.events, v), v); }
+    const link = ev.target.closest("[data-goto]");
+    if (link) { ev.preventDefault(); return goTo(Number(link.dataset.goto)); }
+    const li = ev.target.closest("li[data-version]");
+    if (li) goTo(Number(li.dataset.version));
+  });
+  document.addEventListener("keydown", ev => {
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(ev.target.tagName) && ev.target.type !== "range") return;
+    if (ev.key === "ArrowLeft") { goTo(st.current - 1); ev.preventDefault(); }
+    if (ev.key === "ArrowRight") { goTo(st.current + 1); ev.preventDefault(); }
+  });
+
+  // select makes unit the selected one: its card, its ring on the map, and
+  // the play panel's tools for it.
+  function select(unit) {
+    st.selected = unit || null;
+    drawUnitCard();
+    if (play) play.selectionChanged();
+    map.drawOverlay();
+  }
+
+  function shownBoard() { return st.current === st.last ? st.now : st.boards.get(st.current) || st.now; }
+
+  function drawUnitCard() {
+    const b = shownBoard();
+    const u = st.selected && (b.units || []).find(x => x.unit === st.selected);
+    if (!u) {
+      fill(unitCard, el("p", { class: "muted", text: t("page.unit.none") }));
+      return;
+    }
+    const row = (k, v) => el("div", {}, el("dt", { text: t(k) }), el("dd", { text: v }));
+    fill(unitCard, 
+      el("h2", { id: "unit-title", "data-unit": u.unit }, (u.name && u.name !== u.unit ? u.name + " (" + u.unit + ")" : u.unit)),
+      el("dl", { class: "unit-facts" },
+        row("page.unit.side", sideName(u.side)),
+        row("page.unit.type", term("type", u.type)),
+        row("page.unit.formation", term("formation", u.formation)),
+        row("page.unit.status", term("status", u.status) + (u.markers ? " · " + t("page.unit.markers", { n: u.markers }) : "")),
+        st.current === st.last ? row("page.unit.actions_left", String(u.actions_left)) : null,
+        row("page.unit.position", "x " + num(u.x) + ", y " + num(u.y)),
+        row("page.unit.facing", num(u.facing, 0) + "°")));
+  }
+
+  function drawSelection(g, m) {
+    if (!st.selected || !m.root) return;
+    const u = m.root.querySelector('g.unit[data-unit="' + CSS.escape(st.selected) + '"]');
+    if (!u) return;
+    const r = Math.hypot(+u.dataset.width, +u.dataset.depth) / 2;
+    const [x, y] = m.pt({ x: +u.dataset.x, y: +u.dataset.y });
+    g.append(svg("circle", { class: "selection", cx: x, cy: y, r: r + 6 * m.k, fill: "none", stroke: "#ffb300", "stroke-width": 3, "stroke-dasharray": "6 4", "vector-effect": "non-scaling-stroke" }));
+  }
+
+  // drawFlankOrders marks, for the march's own side and the umpire (the
+  // state gives them its sealed orders), where each flank march they may
+  // see in full will enter, and what marches; the opponent sees only the
+  // edge, which the picture draws.
+  function drawFlankOrders(g, m) {
+    if (st.current !== st.last) return;
+    for (const fm of st.now.flank_marches || []) {
+      if (!fm.orders || fm.entry_kind === "lost") continue;
+      const at = fm.chosen_entry || fm.orders.entry;
+      if (!at) continue;
+      const sealed = !fm.revealed_at;
+      const units = (fm.orders.brigades || []).reduce((n, b) => n + (b.units || []).length, 0);
+      g.append(m.marker(at, t(sealed ? "page.flank.marker_sealed" : "page.flank.marker", { n: fm.n, units }), "#7a1fa2", "flank-entry" + (sealed ? " sealed" : "")));
+    }
+  }
+
+  // goTo shows the battle just after event v: the picture (with the
+  // overlay of the charge declared at event charge, if given) and the
+  // replay's status line.
+  let pending = 0;
+  async function goTo(v, charge) {
+    v = Math.max(1, Math.min(st.last, v | 0));
+    if (!v) return;
+    charge = charge | 0;
+    const ticket = ++pending;
+    const pkey = v + ":" + charge;
+    let b = st.boards.get(v), pic = st.pictures.get(pkey);
+    try {
+      [b, pic] = await Promise.all([
+        b || api(base + "/replay?version=" + v),
+        pic || apiSVG(base + "/battlefield.svg?version=" + v + (charge ? "&charge=" + charge : "")),
+      ]);
+    } catch (err) { return showError(where, err); }
+    st.boards.set(v, b);
+    st.pictures.set(pkey, pic);
+    if (ticket !== pending) return; // a later step won
+    try { map.show(pic); } catch (err) { return showError(where, err); }
+    st.current = v;
+    slider.value = String(v);
+    nowBtn.hidden = v === st.last;
+    drawStatus(b);
+    const shown = map.root.dataset.charge ? Number(map.root.dataset.charge) : 0;
+    fill(where, ...[el("b", { text: t("battle.event_of", { n: v, total: st.last }) }),
+      b.event ? el("span", { class: "srv", text: " · " + b.event.description }) : null,
+      shown ? el("div", { class: "picture-of", text: t("battle.picture_of", { n: shown }) }) : null].filter(Boolean));
+    log.querySelectorAll("li.current, li.pictured").forEach(li => li.classList.remove("current", "pictured"));
+    const li = log.querySelector('li[data-version="' + v + '"]');
+    if (li) {
+      li.classList.add("current");
+      const top = li.offsetTop - log.offsetTop;
+      if (top < log.scrollTop || top > log.scrollTop + log.clientHeight - li.offsetHeight) log.scrollTop = top - log.clientHeight / 3;
+    }
+    const pli = shown && log.querySelector('li[data-version="' + shown + '"]');
+    if (pli) pli.classList.add("pictured");
+    drawUnitCard();
+    if (play) play.atNowChanged(v === st.last);
+  }
+
+  function endedReason() {
+    for (let i = st.events.length - 1; i >= 0; i--) if (st.events[i].type === "battle.ended") return (st.events[i].payload || {}).reason || "";
+    return "";
+  }
+
+  function drawStatus(b) {
+    fill(status, ...[
+      el("span", { class: "status s-" + b.status, id: "battle-status", text: term("status", b.status) }),
+      b.status !== "ended" && b.turn ? el("span", { text: t("page.status.turn", { n: b.turn }) }) : null,
+      b.status === "in_progress" && b.phase ? el("span", { id: "battle-phase", text: t("page.status.phase", { side: sideName(b.phasing_side), phase: term("phase", b.phase) }) }) : null,
+      st.current !== st.last ? el("span", { class: "past", text: t("page.status.past") }) : null].filter(Boolean));
+    const head = st.current === st.last ? st.now.head : b.head;
+    fill(headBox, ...(head ? [el("span", { class: "muted", text: t("page.head.label") + " " }),
+      el("code", { id: "head-hash", title: head, text: head.slice(0, 16) + "…" })] : []));
+    const ended = st.now.status === "ended";
+    fill(banners, ...(ended ? [el("div", { class: "banner ended", id: "ended-banner", role: "status" },
+      t("page.ended", { reason: endedReason() || "—" }))] : []));
+    drawLive();
+  }
+
+  let streaming = false;
+  function drawLive() {
+    const ended = st.now.status === "ended";
+    live.className = "live" + (ended ? " ended" : streaming ? " on" : " off");
+    live.textContent = ended ? t("page.live.ended") : streaming ? "● " + t("battle.live") : "○ " + t("page.live.offline");
+    live.title = ended ? t("page.live.ended_hint") : streaming ? t("page.live.hint") : t("page.live.offline_hint");
+  }
+
+  // refreshNow reads the battle as it stands now (the play panel's state),
+  // keeps its head, and redraws what depends on it.
+  let refreshing = null, again = false;
+  async function refreshNow() {
+    if (refreshing) { again = true; return refreshing; }
+    refreshing = (async () => {
+      do {
+        again = false;
+        try { st.now = await api(base + "/state"); } catch (err) { break; }
+        keepStateHead();
+        if (st.current === st.last) { drawStatus(st.now); drawUnitCard(); }
+        drawLegend(legend, st.now, sideName);
+        if (play) play.update(st.now);
+      } while (again);
+    })();
+    try { await refreshing; } finally { refreshing = null; }
+  }
+
+  // Witnessed heads: keep what this page has seen, and check the history
+  // the ledger shows against what it saw before.
+  function witness(events, last) {
+    const bad = checkHeads(key, events, last);
+    if (bad.length) {
+      fill(headsWarning, el("div", { class: "banner heads-broken", id: "heads-broken", role: "alert" },
+        el("b", { text: t("page.heads.broken_title") }), " ", t("page.heads.broken", { n: bad.length }),
+        el("ul", {}, ...bad.map(x => el("li", { text: x.now
+          ? t("page.heads.changed", { v: x.v, kept: x.kept.slice(0, 16), now: x.now.slice(0, 16) })
+          : t("page.heads.gone", { v: x.v, kept: x.kept.slice(0, 16), last }) }))),
+        el("p", { text: t("page.heads.what_to_do") })));
+    }
+    for (const e of events) if (e.hash) keepHead(key, e.version, e.hash);
+    keepStateHead(events);
+  }
+
+  // keepStateHead keeps the state's head when the log's events agree with
+  // it (the event at the state's version has that hash): a head is kept
+  // only as the log shows it.
+  function keepStateHead(events) {
+    const h = st.now.head, v = st.now.version;
+    if (!h) return;
+    const e = (events || st.events).find(x => x.version === v);
+    if (e && e.hash === h) keepHead(key, v, h);
+  }
+
+  async function loadDice() {
+    try { drawDice(diceBox, await api(base + "/dice")); } catch (err) { showError(diceBox, err); }
+  }
+
+  async function loadDisputes() {
+    let d;
+    try { d = await api(base + "/disputes"); } catch (err) { return showError(disputesBox, err); }
+    drawDisputes(disputesBox, d, { you, base, current: () => st.current, goTo, reload: loadDisputes, lastOwn: () => lastOwnCommand(st.events, you.player) });
+    log.querySelectorAll("li.disputed").forEach(li => li.classList.remove("disputed"));
+    for (const x of d.disputes) {
+      const li = log.querySelector('li[data-version="' + x.event_version + '"]');
+      if (li) { li.classList.add("disputed"); li.title = t("disputes.disputed", { n: x.dispute, status: t("dstatus." + x.status) }); }
+    }
+  }
+
+  async function loadAudit() {
+    try { drawAudit(auditBox, await api(base + "/audit")); } catch (err) { showError(auditBox, err); }
+  }
+
+  witness(st.events, st.last);
+  drawLegend(legend, st.now, sideName);
+  drawUnitCard();
+  if (st.last > 0) await goTo(st.last);
+  loadDice();
+  loadDisputes();
+  loadAudit();
+
+  let stopped = false;
+  onUnauthorized(() => { stopped = true; streaming = false; drawLive(); });
+  let fresh = false;
+  follow(base, st, () => stopped, e => {
+    if (st.events.some(x => x.version === e.version)) return;
+    const atEnd = st.current === st.last;
+    st.last = Math.max(st.last, e.version);
+    st.events.push(e);
+    if (e.hash) keepHead(key, e.version, e.hash);
+    slider.max = String(st.last);
+    log.append(logEntry(e));
+    if (e.type === "dice.rolled") loadDice();
+    if (e.type.startsWith("dispute.") || e.type.startsWith("command.retract") || e.type === "unit.corrected") {
+      st.boards.clear(); // a correction changes the boards after it
+      st.pictures.clear();
+      loadDisputes();
+    }
+    refreshNow().then(() => { if (atEnd) goTo(st.last); else nowBtn.hidden = false; });
+  }, async on => {
+    streaming = on;
+    drawLive();
+    if (on && fresh) {
+      // Back after a break: read the whole history again and check it
+      // against the heads this page has seen.
+      try { const all = await api(base + "/events"); witness(all.events, all.last); } catch (err) { /* shown when it matters */ }
+    }
+    if (on) fresh = true;
+  });
+}
+
+export function logEntry(e) {
+  const li = el("li", { "data-version": String(e.version), "data-type": e.type },
+    el("span", { class: "v", text: String(e.version) }), " ",
+    el("span", { class: "type", title: e.type, text: term("event", e.type) }), " ",
+    el("span", { class: "actor", text: e.actor }),
+    el("div", { class: "desc srv", text: e.description }));
+  if (e.refers && e.refers.length) {
+    li.append(el("div", { class: "refers" }, t("battle.refers") + " ",
+      ...e.refers.map(v => el("a", { href: "#", "data-goto": String(v), text: "#" + v }))));
+  }
+  if (e.type === "charge.declared") {
+    const p = e.payload || {};
+    li.append(el("div", { class: "actions" }, el("button", { type: "button", class: "picture", "data-charge": String(e.version),
+      title: t("battle.picture_hint"), text: t("battle.picture") + (p.unit ? ": " + p.unit + " → " + p.target : "") })));
+  }
+  if (e.type === "order.resolved" && e.payload && e.payload.modifiers && e.payload.modifiers.length) {
+    li.append(el("ul", { class: "mods", "aria-label": t("battle.modifiers") },
+      ...e.payload.modifiers.map(m => el("li", { text: m.rule + ": " + (m.value > 0 ? "+" : "") + m.value + " " + m.reason }))));
+  }
+  return li;
+}
+
+// commandEnd is the version of the last event of the command that
+// appended event v (a charge and the pushes back it caused): where its
+// picture stands.
+function commandEnd(events, v) {
+  const i = events.findIndex(e => e.version === v);
+  if (i < 0) return v;
+  let end = v;
+  for (let j = i + 1; j < events.length && events[j].command_id === events[i].command_id; j++) end = events[j].version;
+  return end;
+}
+
+const FORMATION_GLYPHS = ["line", "attack_column", "march_column", "square"];
+
+function drawLegend(legend, b, sideName) {
+  if (!b) return;
+  fill(legend, 
+    ...(b.sides || []).map((s, i) => el("span", { class: "k" + (i % 4), text: sideName(s.side) })),
+    el("span", { class: "gen", text: t("legend.general") }),
+    el("span", { class: "gen cinc", text: t("legend.cinc") }),
+    el("span", { class: "front", text: t("page.legend.front") }),
+    el("span", { class: "column", text: t("page.legend.column") }),
+    el("span", { class: "moved", text: t("page.legend.moved") }));
+}
+
+// drawDice draws, for each person and die size, a bar per face, split
+// into the physical dice they entered and the digital dice the ledger
+// rolled for their commands, and the line fair dice would average.
+function drawDice(box, d) {
+  if (!d.people.length) return fill(box, el("p", { class: "muted", text: t("battle.dice_none") }));
+  fill(box, el("p", { class: "dice-key" }, el("span", { class: "sw digital" }), " " + t("page.dice.digital") + "  ",
+    el("span", { class: "sw physical" }), " " + t("page.dice.physical")),
+  ...d.people.map(p => diceChart(p, t("page.dice.split", { physical: p.physical, digital: p.digital }))));
+}
+
+// diceChart draws one person's faces of one die size: a bar per face (the
+// physical part above the digital one when the answer splits them) and
+// the line fair dice would average.
+function diceChart(p, note) {
+  const W = 30 * p.sides + 20, H = 110, top = 10, bottom = 20, h = H - top - bottom;
+  const max = Math.max(p.expected * 1.5, ...p.faces, 1);
+  const y = v => top + h - (v / max) * h;
+  const split = Array.isArray(p.physical_faces) && Array.isArray(p.digital_faces);
+  const bars = p.faces.map((n, i) => {
+    const dig = split ? p.digital_faces[i] : n, phy = split ? p.physical_faces[i] : 0;
+    return [
+      svg("rect", { class: "bar digital", x: 14 + i * 30, y: y(dig), width: 22, height: (dig / max) * h, "data-face": i + 1, "data-count": n, "data-digital": dig },
+        svg("title", { text: (i + 1) + ": " + n + (split ? " (" + t("page.dice.digital") + " " + dig + ", " + t("page.dice.physical") + " " + phy + ")" : "") })),
+      phy ? svg("rect", { class: "bar physical", x: 14 + i * 30, y: y(dig + phy), width: 22, height: (phy / max) * h, "data-face": i + 1, "data-physical": phy }) : null,
+      svg("text", { x: 25 + i * 30, y: H - 6, text: String(i + 1) }),
+      svg("text", { x: 25 + i * 30, y: y(n) - 2, text: String(n) })];
+  }).flat().filter(Boolean);
+  const chart = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img", class: "dice-chart", "data-person": p.person, "data-sides": p.sides },
+    ...bars, svg("line", { class: "expected", x1: 8, x2: W - 4, y1: y(p.expected), y2: y(p.expected) }, svg("title", { text: t("battle.dice_expected") + " " + p.expected.toFixed(2) })));
+  return el("figure", {}, chart, el("figcaption", { text: p.person + " · d" + p.sides + " · " + t("battle.dice_count", { n: p.dice }) + (note ? " · " + note : "") }));
+}
+
+// follow reads the battle's live stream (server-sent events) with fetch,
+// so that the token travels in the Authorization header, not the URL; it
+// reconnects after the last version seen, until stop() says not to (the
+// token was refused).
+async function follow(base, st, stop, onEvent, onLive) {
+  for (;;) {
+    if (stop()) return;
+    try {
+      const res = await fetch(withLang(base + "/events/stream"), {
+        headers: { "Authorization": "Bearer " + token(), "Last-Event-ID": String(st.last), "Accept": "text/event-stream" },
+      });
+      if (res.status === 401) { await api(base + "/state").catch(() => {}); return; }
+      if (!res.ok || !res.body) throw new Error(res.status);
+      onLive(true);
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += value;
+        let i;
+        while ((i = buf.indexOf("\n\n")) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const data = block.split("\n").filter(l => l.startsWith("data:")).map(l => l.slice(5).trim()).join("\n");
+          if (!data) continue;
+          onEvent(JSON.parse(data));
+        }
+      }
+    } catch (err) { /* reconnect below */ }
+    onLive(false);
+    await new Promise(r => setTimeout(r, 3000));
+  }
+}
+
+// lastOwnCommand is the id of the last command by player that changed the
+// battle (not a retraction or a dispute): what they may ask to take back.
+function lastOwnCommand(events, player) {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e.actor === player && !e.type.startsWith("dispute.") && !e.type.startsWith("command.retract") && e.type !== "unit.corrected") return e.command_id;
+  }
+  return "";
+}
+
+// commandForm builds a small command form: fields, a submit button, and
+// the refusal (rule and message) shown under it.
+function commandForm(id, fields, buttons) {
+  const out = el("div", { class: "form-result", role: "status" });
+  const f = el("form", { class: "cmd", id, onsubmit: ev => ev.preventDefault() }, ...fields, ...buttons, out);
+  f.result = out;
+  return f;
+}
+
+function field(name, label, attrs) {
+  const input = el(attrs && attrs.tag === "textarea" ? "textarea" : "input", Object.assign({ name, id: name, "aria-label": label }, attrs || {}));
+  input.removeAttribute("tag");
+  return el("label", { class: "field" }, el("span", { text: label }), input);
+}
+
+// drawDisputes lists the battle's disputes and retraction requests, each
+// linked to the events it concerns, with the forms the caller's role
+// allows: raise a dispute and ask to take back a command (players), agree
+// or decline a request (the opponent), uphold or dismiss (the umpire).
+function drawDisputes(box, d, ctx) {
+  const { you, base } = ctx;
+  const player = you.role === "player", umpire = you.role === "umpire";
+  const send = async (form, name, command) => {
+    form.result.className = "form-result";
+    form.result.textContent = "…";
+    try {
+      await apiPost(base + "/commands/" + name, { command });
+      form.result.textContent = t("disputes.done");
+      ctx.reload();
+    } catch (err) {
+      form.result.className = "form-result";
+      fill(form.result, errorBox(err));
+    }
+  };
+  const go = v => el("a", { href: "#", text: "#" + v, onclick: ev => { ev.preventDefault(); ctx.goTo(v); } });
+  const items = [];
+  for (const x of d.disputes) {
+    const li = el("li", { class: "dispute s-" + x.status, "data-dispute": String(x.dispute) },
+      el("b", { text: t("disputes.dispute", { n: x.dispute }) + " · " + t("dstatus." + x.status) }), " ",
+      t("disputes.on_event") + " ", go(x.event_version), " (" + term("event", x.event_type) + ")",
+      el("div", { text: t("disputes.raised_by", { who: x.raised_by, v: x.raised_at }) + ": " + x.reason }),
+      x.ruling ? el("div", { text: t("disputes.ruled_by", { who: x.ruled_by, v: x.ruled_at }) + ": " + x.ruling }) : null,
+      x.corrections.length ? el("ul", { class: "corrections" }, ...x.corrections.map(c => el("li", {}, go(c.version), " " + c.description))) : null);
+    if (umpire && x.status === "open") {
+      const ruling = field("ruling-" + x.dispute, t("disputes.ruling"), { tag: "textarea", rows: "2" });
+      const corr = field("corrections-" + x.dispute, t("disputes.corrections"), { tag: "textarea", rows: "2", placeholder: '[{"unit": "…", "base": {"center": {"x": 0, "y": 0}, "facing": 0}, "actions_left": 1}]' });
+      const f = commandForm("rule-" + x.dispute, [ruling, corr], []);
+      const text = () => f.querySelector("textarea[name^=ruling]").value;
+      f.insertBefore(el("button", { type: "button", class: "uphold", text: t("disputes.uphold"), onclick: () => {
+        let corrections = [];
+        const raw = f.querySelector("textarea[name^=corrections]").value.trim();
+        if (raw) {
+          try { corrections = JSON.parse(raw); } catch (err) { fill(f.result, errorBox({ message: t("page.error.json", { error: String(err.message || err) }) })); return; }
+        }
+        send(f, "dispute.uphold", { dispute: x.dispute, ruling: text(), corrections });
+      } }), f.result);
+      f.insertBefore(el("button", { type: "button", class: "dismiss", text: t("disputes.dismiss"), onclick: () => send(f, "dispute.dismiss", { dispute: x.dispute, ruling: text() }) }), f.result);
+      li.append(f);
+    }
+    items.push(li);
+  }
+  for (const q of d.retractions) {
+    const li = el("li", { class: "retraction s-" + q.status, "data-request": String(q.request) },
+      el("b", { text: t("disputes.request", { n: q.request }) + " · " + t("dstatus." + q.status) }), " ",
+      t("disputes.take_back", { command: q.command_id, who: q.requested_by }) + " ", ...q.versions.map(go),
+      el("div", { class: "muted", text: q.description }),
+      q.answered_by ? el("div", { text: t("disputes.answered_by", { who: q.answered_by, v: q.answered_at }) + (q.reason ? ": " + q.reason : "") }) : null);
+    if (q.status === "pending" && (umpire || player)) {
+      const f = commandForm("answer-" + q.request, [], [
+        el("button", { type: "button", class: "agree", text: t("disputes.agree"), onclick: () => send(f, "command.retract_agree", { request: q.request }) }),
+        el("button", { type: "button", class: "decline", text: t("disputes.decline"), onclick: () => send(f, "command.retract_decline", { request: q.request }) })]);
+      li.append(f);
+    }
+    items.push(li);
+  }
+  const parts = [items.length ? el("ul", { id: "disputes-list" }, ...items) : el("p", { class: "muted", text: t("battle.disputes_none") })];
+  if (player || umpire) {
+    const version = field("dispute-version", t("disputes.event"), { type: "number", min: "1", value: String(ctx.current() || 1) });
+    const reason = field("dispute-reason", t("disputes.reason"), { tag: "textarea", rows: "2" });
+    const raise = commandForm("raise", [version, reason], []);
+    raise.insertBefore(el("button", { type: "submit", text: t("disputes.raise") }), raise.result);
+    raise.addEventListener("submit", () => send(raise, "dispute.raise", {
+      event_version: Number(raise.querySelector("#dispute-version").value), reason: raise.querySelector("#dispute-reason").value }));
+    parts.push(el("h3", { text: t("disputes.raise_title") }), raise);
+  }
+  if (player) {
+    const cmd = field("retract-command", t("disputes.command_id"), { value: ctx.lastOwn() });
+    const ask = commandForm("retract", [cmd], []);
+    ask.insertBefore(el("button", { type: "submit", text: t("disputes.ask") }), ask.result);
+    ask.addEventListener("submit", () => send(ask, "command.retract_request", { command_id: ask.querySelector("#retract-command").value.trim() }));
+    parts.push(el("h3", { text: t("disputes.retract_title") }), el("p", { class: "muted", text: t("disputes.retract_hint") }), ask);
+  }
+  fill(box, ...parts);
+}
+
+// drawAudit shows the audit's checks, then each player's faces against the
+// line fair dice give and their orders' outcomes against the exact odds.
+function drawAudit(box, rep) {
+  const checks = el("ul", { class: "checks" }, ...(rep.checks || []).map(c => el("li", { class: "check s-" + c.status, "data-check": c.id },
+    el("b", { text: term("check", c.id) + ": " + term("check_status", c.status) }), " " + (c.summary || ""))));
+  const players = (rep.players || []).map(p => {
+    const faces = (p.faces || []).filter(f => f.source === "all").map(f => {
+      const by = src => ((p.faces || []).find(g => g.source === src && g.sides === f.sides) || {}).counts;
+      const phy = by("physical"), dig = by("digital");
+      return diceChart({ person: p.player, sides: f.sides, faces: f.counts, dice: f.dice, expected: f.dice / f.sides,
+        physical_faces: phy || f.counts.map(() => 0), digital_faces: dig || f.counts.map(() => 0) },
+      "χ² " + f.chi_square.toFixed(2) + (f.exceeds ? " > " + f.critical_999.toFixed(2) + " !" : "") + (f.small_sample ? " · " + t("audit.small") : ""));
+    });
+    const outcomes = (p.outcomes || []).length ? el("table", { class: "outcomes" },
+      el("thead", {}, el("tr", {}, ...["audit.outcome", "audit.observed", "audit.expected"].map(k => el("th", { text: t(k) })))),
+      el("tbody", {}, ...p.outcomes.map(o => el("tr", {}, el("td", { text: outcomeText(o) }),
+        el("td", { text: String(o.observed) }), el("td", { text: num(o.expected, 2) }))))) : null;
+    return el("div", { class: "audit-player", "data-player": p.player }, el("h3", { text: p.player + " · " + t("audit.orders", { n: p.orders }) }),
+      el("div", { class: "dice-charts" }, ...faces), outcomes);
+  });
+  fill(box, checks, ...players);
+}
+
