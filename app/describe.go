@@ -98,15 +98,36 @@ func view(e events.Envelope, d *Describer) EventView {
 	return v
 }
 
-// readable returns the events p may read, after version after.
+// readable returns the events p may read, after version after. A person's
+// token hash is the operator's alone to see: it is left out of the
+// payloads everyone else reads (the description keeps its first 8
+// characters, enough to tell two tokens apart).
 func readable(p campaign.Principal, evs []events.Envelope, after uint64, d *Describer) []EventView {
 	out := []EventView{}
 	for _, e := range evs {
 		if e.Version > after && p.CanRead(e.Audience) {
-			out = append(out, view(e, d))
+			v := view(e, d)
+			if !p.IsOperator() && (e.Type == campaign.EvPlayerAdded || e.Type == campaign.EvTokenReissued) {
+				v.Payload = withoutTokenHash(v.Payload)
+			}
+			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// withoutTokenHash returns a people event's payload without its token_hash.
+func withoutTokenHash(payload json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(payload, &m) != nil {
+		return json.RawMessage(`{}`)
+	}
+	delete(m, "token_hash")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return json.RawMessage(`{}`)
+	}
+	return b
 }
 
 // refers returns the versions of the events e points at: a dispute's event

@@ -322,3 +322,20 @@ func TestBrowserRefusesFraming(t *testing.T) {
 	}
 	t.Logf("the frame: %v", frames)
 }
+
+// TestServeNoTokenHashesForPeople: a person's token hash is the operator's
+// alone: a reader, a player and an umpire reading the campaign's events see
+// who joined, never the hash; the operator (the admin token) sees it.
+func TestServeNoTokenHashesForPeople(t *testing.T) {
+	ts := seed(t)
+	for _, who := range []string{"rita", "marie", "uma"} {
+		r := ts.must(ts.do("GET", "/api/campaigns/demo/events", ts.tokens[who], nil), 200)
+		if strings.Contains(string(r.raw), "token_hash") || !strings.Contains(string(r.raw), "campaign.player_added") {
+			t.Errorf("%s reads token hashes: %.400s", who, r.raw)
+		}
+	}
+	r := ts.must(ts.do("GET", "/api/campaigns/demo/events", testAdminToken, nil), 200)
+	if !strings.Contains(string(r.raw), "token_hash") {
+		t.Errorf("the operator does not see the token hashes")
+	}
+}
