@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clubledger/ledger/app"
+	"github.com/clubledger/ledger/docs"
 	"github.com/clubledger/ledger/events"
 )
 
@@ -349,4 +350,11 @@ func uintParam(r *http.Request, name string, def uint64) (uint64, error) {
 		return 0, app.Errorf(app.KindInvalid, "bad_request", "%s: want a whole number", name)
 	}
 	return n, nil
+}
+
+// handleOpenAPI answers the API's OpenAPI 3.1 description (no token).
+func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/yaml; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	_, _ = w.Write(docs.OpenAPI)
 }

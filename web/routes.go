@@ -2,42 +2,71 @@ package web
 
 import "net/http"
 
-// routes lists every route; docs/api.md describes them.
+// Route is one route of the HTTP API: its method and path pattern, as
+// docs/openapi.yaml names it.
+type Route struct {
+	Method, Path string
+}
+
+type route struct {
+	Route
+	handle http.HandlerFunc
+}
+
+// apiRoutes are the API's routes; docs/api.md describes them and
+// docs/openapi.yaml publishes them (a test checks they agree).
+func (s *Server) apiRoutes() []route {
+	const c, b = "/api/campaigns/{campaign}", "/api/campaigns/{campaign}/battles/{battle}"
+	r := func(method, path string, h http.HandlerFunc) route { return route{Route{method, path}, h} }
+	return []route{
+		r("GET", "/healthz", s.handleHealth),
+		r("GET", "/readyz", s.handleReady),
+		r("GET", "/metrics", s.handleMetrics),
+		r("GET", "/api/openapi.yaml", s.handleOpenAPI),
+		r("GET", "/api/admin/status", s.handleStatus),
+		r("POST", "/api/admin/projections/rebuild", s.handleRebuild),
+		r("POST", "/api/admin/projections/verify", s.handleVerify),
+		r("POST", "/api/admin/backup", s.handleBackup),
+
+		r("GET", "/api/campaigns", s.handleCampaigns),
+		r("GET", c, s.handleCampaign),
+		r("GET", c+"/events", s.handleCampaignEvents),
+		r("GET", c+"/standings", s.handleStandings),
+		r("POST", c+"/commands/{command}", s.handleCommand),
+
+		r("GET", b+"/state", s.handleState),
+		r("GET", b+"/events", s.handleBattleEvents),
+		r("GET", b+"/events/stream", s.handleStream),
+		r("GET", b+"/replay", s.handleReplay),
+		r("GET", b+"/battlefield.svg", s.handleBattlefield),
+		r("GET", b+"/odds", s.handleOdds),
+		r("GET", b+"/dice", s.handleDice),
+		r("GET", b+"/disputes", s.handleDisputes),
+		r("GET", b+"/audit", s.handleAudit),
+		r("GET", b+"/export", s.handleExport),
+		r("POST", b+"/commands/{command}", s.handleCommand),
+	}
+}
+
+// Routes lists the API's routes.
+func Routes() []Route {
+	var out []Route
+	for _, r := range (&Server{}).apiRoutes() {
+		out = append(out, r.Route)
+	}
+	return out
+}
+
+// routes registers every route: the API's, its fallback, the page's.
 func (s *Server) routes() {
 	m := http.NewServeMux()
-	const c, b = "/api/campaigns/{campaign}", "/api/campaigns/{campaign}/battles/{battle}"
-
-	m.HandleFunc("GET /healthz", s.handleHealth)
-	m.HandleFunc("GET /readyz", s.handleReady)
-	m.HandleFunc("GET /metrics", s.handleMetrics)
-	m.HandleFunc("GET /api/admin/status", s.handleStatus)
-	m.HandleFunc("POST /api/admin/projections/rebuild", s.handleRebuild)
-	m.HandleFunc("POST /api/admin/projections/verify", s.handleVerify)
-	m.HandleFunc("POST /api/admin/backup", s.handleBackup)
-
-	m.HandleFunc("GET /api/campaigns", s.handleCampaigns)
-	m.HandleFunc("GET "+c, s.handleCampaign)
-	m.HandleFunc("GET "+c+"/events", s.handleCampaignEvents)
-	m.HandleFunc("GET "+c+"/standings", s.handleStandings)
-	m.HandleFunc("POST "+c+"/commands/{command}", s.handleCommand)
-
-	m.HandleFunc("GET "+b+"/state", s.handleState)
-	m.HandleFunc("GET "+b+"/events", s.handleBattleEvents)
-	m.HandleFunc("GET "+b+"/events/stream", s.handleStream)
-	m.HandleFunc("GET "+b+"/replay", s.handleReplay)
-	m.HandleFunc("GET "+b+"/battlefield.svg", s.handleBattlefield)
-	m.HandleFunc("GET "+b+"/odds", s.handleOdds)
-	m.HandleFunc("GET "+b+"/dice", s.handleDice)
-	m.HandleFunc("GET "+b+"/disputes", s.handleDisputes)
-	m.HandleFunc("GET "+b+"/audit", s.handleAudit)
-	m.HandleFunc("GET "+b+"/export", s.handleExport)
-	m.HandleFunc("POST "+b+"/commands/{command}", s.handleCommand)
-
+	for _, r := range s.apiRoutes() {
+		m.HandleFunc(r.Method+" "+r.Path, r.handle)
+	}
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		// Never echo the request's path: it is the caller's raw text.
 		s.writeError(w, r, errNoRoute)
 	})
-
 	m.HandleFunc("GET /{$}", s.handlePage)
 	m.HandleFunc("GET /c/{campaign}", s.handlePage)
 	m.HandleFunc("GET /c/{campaign}/b/{battle}", s.handlePage)
