@@ -1,4 +1,4 @@
-package config
+package config_test
 
 // Tests of the deployment files: docker-compose.yml, Dockerfile and the
 // three nats-server configurations under config/nats/ (docs/deploy.md).
@@ -34,6 +34,7 @@ import (
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/events"
 	ledgerjs "github.com/clubledger/ledger/events/jetstream"
 )
@@ -296,7 +297,7 @@ func TestComposeLedgerService(t *testing.T) {
 	// Every LEDGER_* variable names a configuration key, the way cmd/ledger
 	// maps them (prefix LEDGER, '.' becomes '_').
 	keys := map[string]bool{}
-	configKeys(reflect.TypeOf(Config{}), "", keys)
+	configKeys(reflect.TypeOf(config.Config{}), "", keys)
 	for k := range s.Environment {
 		if !keys[k] {
 			t.Errorf("%s: %s is not a configuration variable (known: %v)", name, k, sortedKeys(keys))
@@ -363,7 +364,7 @@ func TestComposeLedgerService(t *testing.T) {
 	}
 
 	// The resulting configuration is one the ledger accepts.
-	c := Default()
+	c := config.Default()
 	c.DataDir = dataDir
 	c.NATS.URL = env["LEDGER_NATS_URL"]
 	c.NATS.User = env["LEDGER_NATS_USER"]

@@ -111,14 +111,11 @@ func (l *Log) readDirect(ctx context.Context, key events.Key, subj string, after
 }
 
 // directPage reads one page from sequence seq; more reports that the server
-// had further messages on subj than the page held. Without a deadline in
-// ctx, a page waits at most the JetStream client's DefaultTimeout.
+// had further messages on subj than the page held. A page waits at most
+// the request timeout.
 func (l *Log) directPage(ctx context.Context, key events.Key, subj string, seq uint64) (page []events.Envelope, more bool, err error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, l.js.Options().DefaultTimeout)
-		defer cancel()
-	}
+	ctx, cancel := bounded(ctx, l.timeout)
+	defer cancel()
 	body, err := json.Marshal(directBatchRequest{Seq: seq, NextFor: subj, Batch: readPage})
 	if err != nil {
 		return nil, false, err

@@ -52,7 +52,7 @@ func leaderGet(ctx context.Context, js natsjs.JetStream, stream string, req lead
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, js.Options().DefaultTimeout)
+		ctx, cancel = context.WithTimeout(ctx, DefaultRequestTimeout)
 		defer cancel()
 	}
 	msg, err := js.Conn().RequestWithContext(ctx, apiSubject(js, "STREAM.MSG.GET."+stream), body)
@@ -99,7 +99,9 @@ func apiSubject(js natsjs.JetStream, subj string) string {
 func (l *Log) readLeader(ctx context.Context, key events.Key, subj string, after uint64) ([]events.Envelope, error) {
 	var out []events.Envelope
 	for next := after + 1; ; {
-		seq, _, data, err := leaderGet(ctx, l.js, l.name, leaderGetRequest{Seq: next, NextFor: subj})
+		rctx, cancel := bounded(ctx, l.timeout)
+		seq, _, data, err := leaderGet(rctx, l.js, l.name, leaderGetRequest{Seq: next, NextFor: subj})
+		cancel()
 		if errors.Is(err, errNoMessage) {
 			return out, nil
 		}

@@ -76,6 +76,27 @@ type Config struct {
 	// Past the window a repeated append is still refused, as a conflict,
 	// by its expected sequence.
 	DuplicateWindow time.Duration
+	// RequestTimeout bounds every request to the server (default
+	// DefaultRequestTimeout): past it the call fails with
+	// events.ErrUnavailable.
+	RequestTimeout time.Duration
+	// OpenWait bounds how long Open retries a server that does not answer
+	// (default DefaultOpenWait).
+	OpenWait time.Duration
+}
+
+func (c Config) requestTimeout() time.Duration {
+	if c.RequestTimeout > 0 {
+		return c.RequestTimeout
+	}
+	return DefaultRequestTimeout
+}
+
+func (c Config) openWait() time.Duration {
+	if c.OpenWait > 0 {
+		return c.OpenWait
+	}
+	return DefaultOpenWait
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -96,6 +117,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.DuplicateWindow < 0 {
 		return c, fmt.Errorf("jetstream: duplicate window %s: must be positive", c.DuplicateWindow)
+	}
+	if c.RequestTimeout < 0 || c.OpenWait < 0 {
+		return c, fmt.Errorf("jetstream: request timeout %s, open wait %s: must not be negative", c.RequestTimeout, c.OpenWait)
 	}
 	return c, nil
 }
@@ -132,9 +156,9 @@ func (c Config) StreamConfig() (natsjs.StreamConfig, error) {
 // Log is the ledger's event log on one JetStream stream. It is safe for
 // concurrent use.
 type Log struct {
-	js     natsjs.JetStream
-	stream natsjs.Stream
-	name   string
+	js      natsjs.JetStream
+	name    string
+	timeout time.Duration // bounds every request (Config.RequestTimeout)
 
 	// singlePublish makes one-event appends a plain publish instead of a
 	// batch of one (see Append).
@@ -151,64 +175,36 @@ type Log struct {
 
 var _ events.Log = (*Log)(nil)
 
-// Open creates the ledger stream, or updates its configuration, and returns
-// the log on it. In a cluster that is still electing its leaders the first
-// requests may go unanswered: Open retries them until ctx ends.
+// Open returns the log on the ledger stream, creating the stream when it
+// does not exist (the ledger's user may create it, never change it), and
+// refuses, with a *GuardError naming every difference, a stream whose
+// configuration lets messages be deleted, purged, dropped or expired
+// (Check). It does not bring an existing stream's configuration up to
+// date: Provision does, as the administrator.
+//
+// A server that does not answer (a cluster still electing its leaders, or
+// without quorum) is retried for up to cfg.OpenWait; then Open fails with
+// events.ErrUnavailable.
 func Open(ctx context.Context, js natsjs.JetStream, cfg Config) (*Log, error) {
-	sc, err := cfg.StreamConfig()
+	c, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	var st natsjs.Stream
-	err = retryAdmin(ctx, func(ctx context.Context) error {
-		var err error
-		st, err = js.CreateOrUpdateStream(ctx, sc)
-		return err
-	})
+	sc, err := c.StreamConfig()
+	if err != nil {
+		return nil, err
+	}
+	info, err := openStream(ctx, js, sc, c.openWait(), c.requestTimeout())
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: open stream %s: %w", sc.Name, err)
 	}
+	if f := checkStream("stream", info.Config, sc); len(f) > 0 {
+		return nil, &GuardError{Findings: f}
+	}
 	return &Log{
-		js: js, stream: st, name: sc.Name, singlePublish: true,
+		js: js, name: sc.Name, timeout: c.requestTimeout(), singlePublish: true,
 		direct: directMux{nc: js.Conn()}, acked: map[string]uint64{},
 	}, nil
-}
-
-// retryAdmin runs an administrative request (create a stream or a bucket)
-// with short per-attempt deadlines, retrying while the cluster is not ready,
-// until it succeeds, fails for good, or ctx ends.
-func retryAdmin(ctx context.Context, f func(context.Context) error) error {
-	for {
-		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		err := f(actx)
-		cancel()
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil || !transient(err) {
-			return err
-		}
-		t := time.NewTimer(100 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return err
-		case <-t.C:
-		}
-	}
-}
-
-// transient reports errors that a cluster electing its leaders answers.
-func transient(err error) bool {
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
-		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, natsjs.ErrNoStreamResponse) {
-		return true
-	}
-	var apiErr *natsjs.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.ErrorCode == codeClusterNotAvailable || apiErr.ErrorCode == codeClusterNoPeers
-	}
-	return false
 }
 
 // Name returns the stream's name.
@@ -222,7 +218,11 @@ func (l *Log) Name() string { return l.name }
 // which measured about ten times faster (see the package documentation).
 //
 // A wrong expected sequence is events.ErrConflict; a batch whose message ids
-// the server has already stored is events.ErrDuplicate.
+// the server has already stored is events.ErrDuplicate, also when it is
+// sent again after a fault. A server that does not answer within the
+// request timeout, or answers that it cannot store now, is
+// events.ErrUnavailable: the outcome is unknown, and sending the same batch
+// again tells (ErrDuplicate if it was stored).
 func (l *Log) Append(ctx context.Context, key events.Key, expected uint64, batch []events.Envelope) error {
 	if err := key.Validate(); err != nil {
 		return fmt.Errorf("jetstream: append: %w", err)
@@ -256,8 +256,11 @@ func (l *Log) Append(ctx context.Context, key events.Key, expected uint64, batch
 	}
 
 	var last uint64
+	pctx, cancel := bounded(ctx, l.timeout)
+	defer cancel()
 	if len(msgs) == 1 && l.singlePublish {
-		ack, err := l.js.PublishMsg(ctx, msgs[0])
+		// No retries on "no responders" inside the client: the bound is ours.
+		ack, err := l.js.PublishMsg(pctx, msgs[0], natsjs.WithRetryAttempts(0))
 		if err != nil {
 			return l.appendError(ctx, key, expected, batch, err)
 		}
@@ -266,7 +269,7 @@ func (l *Log) Append(ctx context.Context, key events.Key, expected uint64, batch
 		}
 		last = ack.Sequence
 	} else {
-		ack, err := jetstreamext.PublishMsgBatch(ctx, l.js, msgs)
+		ack, err := jetstreamext.PublishMsgBatch(pctx, l.js, msgs)
 		if err != nil {
 			return l.appendError(ctx, key, expected, batch, err)
 		}
@@ -289,13 +292,20 @@ func (l *Log) Append(ctx context.Context, key events.Key, expected uint64, batch
 // publish before its message id (a cluster checks the id first), and past
 // the duplicate window only the sequence is checked. So a conflict is
 // reported as a duplicate when the batch's first event is already stored
-// after expected.
+// after expected; when that cannot be read, the outcome is unknown
+// (events.ErrUnavailable), never a conflict that would make the caller
+// decide the command again.
 func (l *Log) appendError(ctx context.Context, key events.Key, expected uint64, batch []events.Envelope, err error) error {
 	var apiErr *natsjs.APIError
 	if errors.As(err, &apiErr) {
 		switch apiErr.ErrorCode {
 		case codeWrongLastSequence, codeWrongLastSequenceConstant:
-			if seq, ok := l.stored(ctx, key, expected, batch[0].ID); ok {
+			seq, ok, rerr := l.stored(ctx, key, expected, batch[0].ID)
+			if rerr != nil {
+				return fmt.Errorf("jetstream: append %s expecting %d: refused as a conflict (%s), and whether event %s is stored cannot be read: %w",
+					key, expected, apiErr.Description, batch[0].ID, unavailableOrWrap(rerr))
+			}
+			if ok {
 				return fmt.Errorf("jetstream: append %s: %w (event %s is at sequence %d)", key, events.ErrDuplicate, batch[0].ID, seq)
 			}
 			return fmt.Errorf("jetstream: append %s expecting %d: %w (%s)", key, expected, events.ErrConflict, apiErr.Description)
@@ -303,22 +313,30 @@ func (l *Log) appendError(ctx context.Context, key events.Key, expected uint64, 
 			return fmt.Errorf("jetstream: append %s: %w (%s)", key, events.ErrDuplicate, apiErr.Description)
 		}
 	}
-	return fmt.Errorf("jetstream: append %s: %w", key, err)
+	return fmt.Errorf("jetstream: append %s (outcome unknown: send the same events again): %w", key, unavailable(err))
+}
+
+// unavailableOrWrap makes err events.ErrUnavailable: a read that failed
+// for another reason still leaves the outcome unknown.
+func unavailableOrWrap(err error) error {
+	if err = unavailable(err); errors.Is(err, events.ErrUnavailable) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", events.ErrUnavailable, err)
 }
 
 // stored looks for the event id among key's events after sequence after.
-// A failed read answers "not found": the caller then reports the conflict.
-func (l *Log) stored(ctx context.Context, key events.Key, after uint64, id string) (uint64, bool) {
+func (l *Log) stored(ctx context.Context, key events.Key, after uint64, id string) (uint64, bool, error) {
 	evs, err := l.Read(ctx, key, after)
 	if err != nil {
-		return 0, false
+		return 0, false, err
 	}
 	for _, e := range evs {
 		if e.ID == id {
-			return e.Sequence, true
+			return e.Sequence, true, nil
 		}
 	}
-	return 0, false
+	return 0, false, nil
 }
 
 func (l *Log) noteAcked(subj string, seq uint64) {
@@ -341,9 +359,12 @@ func (l *Log) lastAcked(subj string) uint64 {
 // leader by a moment; if the answer ends before an event this Log itself
 // appended, Read fetches the rest from the stream leader, so a process always
 // reads its own writes; when no replica serves direct gets yet (a stream
-// just created), the leader answers the whole read. Writes made through other connections may show up a
-// moment later; Append's expected sequence catches decisions made on such a
-// read.
+// just created), the leader answers the whole read. Writes made through
+// other connections may show up a moment later; Append's expected sequence
+// catches decisions made on such a read, and Head confirms a refusal.
+//
+// Each request (a page, or one event from the leader) is bounded by the
+// request timeout; a server that does not answer is events.ErrUnavailable.
 func (l *Log) Read(ctx context.Context, key events.Key, after uint64) ([]events.Envelope, error) {
 	if err := key.Validate(); err != nil {
 		return nil, fmt.Errorf("jetstream: read: %w", err)
@@ -356,7 +377,7 @@ func (l *Log) Read(ctx context.Context, key events.Key, after uint64) ([]events.
 		evs, err = l.readLeader(ctx, key, subj, after)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("jetstream: read %s: %w", key, err)
+		return nil, fmt.Errorf("jetstream: read %s: %w", key, unavailable(err))
 	}
 	end := after
 	if n := len(evs); n > 0 {
@@ -365,7 +386,7 @@ func (l *Log) Read(ctx context.Context, key events.Key, after uint64) ([]events.
 	if l.lastAcked(subj) > end {
 		tail, err := l.readLeader(ctx, key, subj, end)
 		if err != nil {
-			return nil, fmt.Errorf("jetstream: read %s from the leader: %w", key, err)
+			return nil, fmt.Errorf("jetstream: read %s from the leader: %w", key, unavailable(err))
 		}
 		evs = append(evs, tail...)
 	}
@@ -391,6 +412,12 @@ func decodeAt(key events.Key, data []byte, seq uint64) (events.Envelope, error) 
 // the event that was the log's last when Follow started has been delivered
 // (at once if there was none after after). Follow returns fn's error if fn
 // fails, and ctx.Err() when ctx ends; it never returns nil.
+//
+// Follow first asks the stream leader for the last sequence: a server that
+// does not answer makes it fail at once with events.ErrUnavailable. Once
+// following, it rides out an outage: the ordered consumer is made again
+// when the servers answer again, from the next sequence, and nothing is
+// skipped or delivered twice.
 func (l *Log) Follow(ctx context.Context, after uint64, fn func(events.Envelope) error, caughtUp func()) error {
 	target, err := l.LastSequence(ctx)
 	if err != nil {
@@ -413,14 +440,14 @@ func (l *Log) Follow(ctx context.Context, after uint64, fn func(events.Envelope)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("jetstream: follow: %w", err)
+		return fmt.Errorf("jetstream: follow: %w", unavailable(err))
 	}
 	it, err := cons.Messages()
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("jetstream: follow: %w", err)
+		return fmt.Errorf("jetstream: follow: %w", unavailable(err))
 	}
 	defer it.Stop()
 	for {
@@ -429,7 +456,7 @@ func (l *Log) Follow(ctx context.Context, after uint64, fn func(events.Envelope)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fmt.Errorf("jetstream: follow: %w", err)
+			return fmt.Errorf("jetstream: follow: %w", unavailable(err))
 		}
 		md, err := m.Metadata()
 		if err != nil {
@@ -452,17 +479,22 @@ func (l *Log) Follow(ctx context.Context, after uint64, fn func(events.Envelope)
 }
 
 // Head returns the sequence of key's last event (0: none), asked of the
-// stream leader.
+// stream leader (its message-get API; direct gets, which any replica may
+// answer, are not used), so it is never behind an acknowledged append. A
+// decision that refuses confirms with it that it was made on the newest
+// state.
 func (l *Log) Head(ctx context.Context, key events.Key) (uint64, error) {
 	if err := key.Validate(); err != nil {
 		return 0, fmt.Errorf("jetstream: head: %w", err)
 	}
-	seq, _, _, err := leaderGet(ctx, l.js, l.name, leaderGetRequest{LastFor: Subject(key)})
+	rctx, cancel := bounded(ctx, l.timeout)
+	defer cancel()
+	seq, _, _, err := leaderGet(rctx, l.js, l.name, leaderGetRequest{LastFor: Subject(key)})
 	if errors.Is(err, errNoMessage) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("jetstream: head of %s: %w", key, err)
+		return 0, fmt.Errorf("jetstream: head of %s: %w", key, unavailable(err))
 	}
 	// A Read after this looks as far as the leader's head, fetching from
 	// the leader what a lagging replica does not have yet.
@@ -473,9 +505,11 @@ func (l *Log) Head(ctx context.Context, key events.Key) (uint64, error) {
 // LastSequence returns the sequence of the log's last event (0: empty), as
 // the stream leader knows it.
 func (l *Log) LastSequence(ctx context.Context) (uint64, error) {
-	info, err := l.stream.Info(ctx)
+	rctx, cancel := bounded(ctx, l.timeout)
+	defer cancel()
+	st, err := l.js.Stream(rctx, l.name)
 	if err != nil {
-		return 0, fmt.Errorf("jetstream: last sequence: %w", err)
+		return 0, fmt.Errorf("jetstream: last sequence: %w", unavailable(err))
 	}
-	return info.State.LastSeq, nil
+	return st.CachedInfo().State.LastSeq, nil
 }

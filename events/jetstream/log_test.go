@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,13 +53,7 @@ func TestCluster(t *testing.T) {
 		eventstest.Run(t, func(*testing.T) events.Log { return l })
 	})
 	t.Run("Vault", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		v, err := jetstream.OpenVault(ctx, jstest.JetStream(t, nc), jetstream.VaultConfig{Replicas: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		testVault(t, v)
+		testVault(t, jstest.OpenVault(t, nc, jetstream.VaultConfig{Replicas: 3}))
 	})
 	t.Run("StreamLeaderLost", func(t *testing.T) { testLeaderLost(t, c) })
 }
@@ -206,10 +201,13 @@ func streamState(s *server.Server, stream string) (server.StreamState, error) {
 	return server.StreamState{}, fmt.Errorf("no stream %s", stream)
 }
 
-// TestAppendOnly checks that the server itself refuses to purge the stream
-// or delete a message (API errors 10110 and 10057), and that nothing is lost.
+// TestAppendOnly checks the stream's own refusals, beneath the users'
+// permissions: on a server without any (a bare nats-server), the LEDGER
+// stream still refuses to purge or delete a message (API errors 10110 and
+// 10057), and an update that would lift those refusals (10052), so nothing
+// is lost.
 func TestAppendOnly(t *testing.T) {
-	nc := jstest.RunServer(t)
+	nc := bareServer(t)
 	l := jstest.OpenLog(t, nc, jetstream.Config{})
 	key := events.Key{Campaign: "c1", Battle: "b1"}
 	last := appendN(t, l, key, nil, 3, "cmd")
@@ -248,21 +246,10 @@ func TestAppendOnly(t *testing.T) {
 	if err := s.DeleteMsg(ctx, last.Sequence); err == nil {
 		t.Fatal("DeleteMsg succeeded")
 	}
-
-	// Nor can the stream be reconfigured to allow it behind the log's back
-	// and then reopened without the log putting the refusal back.
 	cfg := s.CachedInfo().Config
 	cfg.DenyPurge, cfg.DenyDelete = false, false
-	if _, err := jstest.JetStream(t, nc).UpdateStream(ctx, cfg); err == nil {
-		l = jstest.OpenLog(t, nc, jetstream.Config{})
-		info, err := s.Info(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !info.Config.DenyPurge || !info.Config.DenyDelete {
-			t.Fatal("Open did not restore DenyPurge and DenyDelete")
-		}
-	}
+	_, err = jstest.JetStream(t, nc).UpdateStream(ctx, cfg)
+	checkCode("lift deny_delete and deny_purge", err, 10052)
 
 	evs, err := l.Read(ctx, key, 0)
 	if err != nil {
@@ -277,22 +264,38 @@ func TestAppendOnly(t *testing.T) {
 }
 
 // TestStreamConfig checks what Open asks of the server: the stream as the
-// server reports it, and that opening twice changes nothing.
+// server reports it; that opening again changes nothing (the ledger's user
+// may not update it); and that Provision, the administrator's, brings a
+// changed setting up to date.
 func TestStreamConfig(t *testing.T) {
-	nc := jstest.RunServer(t)
-	jstest.OpenLog(t, nc, jetstream.Config{})
-	jstest.OpenLog(t, nc, jetstream.Config{DuplicateWindow: time.Minute})
-	s, err := jstest.JetStream(t, nc).Stream(ctxT(t), "LEDGER")
+	e := jstest.RunEmbedded(t)
+	nc, err := e.Connect()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := s.CachedInfo().Config
-	if len(c.Subjects) != 1 || c.Subjects[0] != "ledger.>" || c.Storage != natsjs.FileStorage ||
-		c.Retention != natsjs.LimitsPolicy || c.MaxMsgs != -1 || c.MaxBytes != -1 || c.MaxAge != 0 ||
-		c.MaxMsgsPerSubject != -1 || !c.DenyDelete || !c.DenyPurge || !c.AllowAtomicPublish ||
-		!c.AllowDirect || c.Replicas != 1 || c.Duplicates != time.Minute {
-		t.Fatalf("stream config %+v", c)
+	defer nc.Close()
+	jstest.OpenLog(t, nc, jetstream.Config{})
+	jstest.OpenLog(t, nc, jetstream.Config{DuplicateWindow: time.Minute})
+	want := func(dup time.Duration) {
+		t.Helper()
+		s, err := jstest.JetStream(t, nc).Stream(ctxT(t), "LEDGER")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := s.CachedInfo().Config
+		if len(c.Subjects) != 1 || c.Subjects[0] != "ledger.>" || c.Storage != natsjs.FileStorage ||
+			c.Retention != natsjs.LimitsPolicy || c.MaxMsgs != -1 || c.MaxBytes != -1 || c.MaxAge != 0 ||
+			c.MaxMsgsPerSubject != -1 || !c.DenyDelete || !c.DenyPurge || !c.AllowAtomicPublish ||
+			!c.AllowDirect || c.Replicas != 1 || c.Duplicates != dup {
+			t.Fatalf("stream config %+v", c)
+		}
 	}
+	want(2 * time.Minute)
+	changes, err := e.Provision(ctxT(t), jetstream.Config{DuplicateWindow: time.Minute}, jetstream.VaultConfig{})
+	if err != nil || len(changes) != 2 || !strings.Contains(changes[0], "updated the configuration of stream LEDGER") {
+		t.Fatalf("provision: %q %v", changes, err)
+	}
+	want(time.Minute)
 	for _, bad := range []jetstream.Config{{Stream: "A.B"}, {Stream: "A B"}, {Replicas: 7}, {Replicas: -1}, {DuplicateWindow: -time.Second}} {
 		if _, err := jetstream.Open(ctxT(t), jstest.JetStream(t, nc), bad); err == nil {
 			t.Fatalf("Open(%+v) accepted", bad)

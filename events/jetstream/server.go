@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
 )
 
 // EmbeddedOptions configures an in-process NATS server with JetStream.
@@ -25,10 +27,19 @@ type EmbeddedOptions struct {
 	NoSyncAlways bool
 	// Listen is an optional loopback address ("127.0.0.1:4222"; port 0 picks
 	// a free one) on which the server also accepts TCP clients, so that
-	// operators can run `nats stream info` against it. Empty: no port at all,
-	// only in-process connections. Non-loopback hosts are refused: the
-	// embedded server has no authentication.
+	// operators can run `nats stream info` against it as the read-only user
+	// UserTools (ToolsUsage). Empty: no port at all, only in-process
+	// connections. Non-loopback hosts are refused.
 	Listen string
+	// AuthDir is where the users' passwords are kept (LoadCredentials);
+	// default DataDir/nats-auth. The servers of one cluster share it.
+	AuthDir string
+	// NetworkUsers lets every user connect over TCP. By default (false) only
+	// UserTools may, and every other user only in-process, so that a
+	// listening port opens nothing but reading. A cluster node (Cluster set)
+	// always allows it: its clients are on the network. Tests that run
+	// several processes against one server set it too.
+	NetworkUsers bool
 	// ServerName names the server (defaults to one chosen by nats-server).
 	// Required, and unique, when Cluster is set.
 	ServerName string
@@ -54,18 +65,36 @@ type ClusterOptions struct {
 
 // Embedded is a NATS server with JetStream running inside this process.
 type Embedded struct {
-	srv  *server.Server
-	opts *server.Options
+	srv   *server.Server
+	opts  *server.Options
+	creds *Credentials
 }
 
 // StartEmbedded starts an in-process NATS server with JetStream storing its
 // files under opts.DataDir, and waits until it accepts connections. The
-// server leaves the process's signals alone (the program handles shutdown).
+// server always runs with the accounts, users and permissions of
+// config/nats/accounts.conf (config.NATSAccounts), the cluster's, with
+// passwords generated and kept in opts.AuthDir: no client gets in without
+// one. The server leaves the process's signals alone (the program handles
+// shutdown).
 func StartEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 	so, err := serverOptions(opts)
 	if err != nil {
 		return nil, err
 	}
+	authDir := opts.AuthDir
+	if authDir == "" {
+		authDir = filepath.Join(opts.DataDir, AuthDirName)
+	}
+	creds, err := LoadCredentials(authDir)
+	if err != nil {
+		return nil, err
+	}
+	ao, err := accountOptions(creds, opts.NetworkUsers || opts.Cluster != nil)
+	if err != nil {
+		return nil, err
+	}
+	so.Accounts, so.Users, so.SystemAccount = ao.Accounts, ao.Users, ao.SystemAccount
 	srv, err := server.NewServer(so)
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: new server: %w", err)
@@ -83,7 +112,7 @@ func StartEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 		srv.WaitForShutdown()
 		return nil, fmt.Errorf("jetstream: server not ready after %s", wait)
 	}
-	return &Embedded{srv: srv, opts: so}, nil
+	return &Embedded{srv: srv, opts: so, creds: creds}, nil
 }
 
 func serverOptions(opts EmbeddedOptions) (*server.Options, error) {
@@ -145,15 +174,63 @@ func loopbackHostPort(addr string) (string, int, error) {
 	return host, port, nil
 }
 
-// Connect returns a client connection to the embedded server that does not
-// go through TCP.
-func (e *Embedded) Connect() (*nats.Conn, error) {
-	nc, err := nats.Connect("", nats.InProcessServer(e.srv), nats.Name("ledger-embedded"))
+// Connect returns the ledger's own connection to the embedded server, as
+// UserLedger, in-process (not through TCP).
+func (e *Embedded) Connect() (*nats.Conn, error) { return e.ConnectAs(UserLedger) }
+
+// ConnectAdmin returns an in-process connection as UserAdmin, which may
+// create the stream and the vault and update their configuration
+// (Provision). It never reaches the network: the admin user may only
+// connect in-process (unless NetworkUsers).
+func (e *Embedded) ConnectAdmin() (*nats.Conn, error) { return e.ConnectAs(UserAdmin) }
+
+// ConnectAs returns an in-process connection as user, with the inbox prefix
+// the user must use and any further options.
+func (e *Embedded) ConnectAs(user string, more ...nats.Option) (*nats.Conn, error) {
+	co := e.ClientOptions(user)
+	opts := []nats.Option{nats.InProcessServer(e.srv), nats.Name("ledger-embedded-" + user), nats.UserInfo(co.User, co.Password)}
+	if co.InboxPrefix != "" {
+		opts = append(opts, nats.CustomInboxPrefix(co.InboxPrefix))
+	}
+	opts = append(opts, more...)
+	nc, err := nats.Connect("", opts...)
 	if err != nil {
-		return nil, fmt.Errorf("jetstream: connect in-process: %w", err)
+		return nil, fmt.Errorf("jetstream: connect in-process as %s: %w", user, err)
 	}
 	return nc, nil
 }
+
+// ClientOptions returns what a client needs to connect as user: name,
+// password and inbox prefix (Connect takes them).
+func (e *Embedded) ClientOptions(user string) ConnectOptions {
+	co := ConnectOptions{Name: "ledger-" + user, User: user, Password: e.creds.Password(user)}
+	switch user {
+	case UserTools:
+		co.InboxPrefix = ToolsInboxPrefix
+	case UserAdmin:
+		co.InboxPrefix = AdminInboxPrefix
+	}
+	return co
+}
+
+// Provision creates the ledger stream and the vault, or brings their
+// configuration up to date, through an in-process connection as UserAdmin
+// (see the package function Provision), and returns what it changed.
+func (e *Embedded) Provision(ctx context.Context, cfg Config, vcfg VaultConfig) ([]string, error) {
+	nc, err := e.ConnectAdmin()
+	if err != nil {
+		return nil, err
+	}
+	defer nc.Close()
+	js, err := natsjs.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	return Provision(ctx, js, cfg, vcfg)
+}
+
+// Credentials returns the users' passwords and where they are kept.
+func (e *Embedded) Credentials() *Credentials { return e.creds }
 
 // ClientURL returns the server's TCP client URL, or "" when it does not
 // listen (EmbeddedOptions.Listen empty).
@@ -191,6 +268,10 @@ type ConnectOptions struct {
 	// CAFile is a PEM file of the CA that signed the server's certificate,
 	// when it is not one the system trusts.
 	CAFile string
+	// InboxPrefix replaces nats.go's _INBOX for replies: the users that may
+	// not listen on _INBOX.> need theirs (ToolsInboxPrefix,
+	// AdminInboxPrefix).
+	InboxPrefix string
 	// Timeout bounds the initial connection (default 5s).
 	Timeout time.Duration
 }
@@ -218,6 +299,9 @@ func Connect(url string, opts ConnectOptions) (*nats.Conn, error) {
 	}
 	if opts.CAFile != "" {
 		no = append(no, nats.RootCAs(opts.CAFile))
+	}
+	if opts.InboxPrefix != "" {
+		no = append(no, nats.CustomInboxPrefix(opts.InboxPrefix))
 	}
 	nc, err := nats.Connect(url, no...)
 	if err != nil {

@@ -88,10 +88,11 @@ func TestEmbeddedDurable(t *testing.T) {
 	}
 }
 
-// TestEmbeddedListen checks the optional loopback port, through which an
-// operator's tools (and Connect) reach the embedded server.
+// TestEmbeddedListen checks the optional loopback port: the tools user
+// reads through it; with NetworkUsers (tests of several processes) the
+// ledger's user writes through it too.
 func TestEmbeddedListen(t *testing.T) {
-	e, err := jetstream.StartEmbedded(jetstream.EmbeddedOptions{DataDir: t.TempDir(), Listen: "localhost:0"})
+	e, err := jetstream.StartEmbedded(jetstream.EmbeddedOptions{DataDir: t.TempDir(), Listen: "localhost:0", NetworkUsers: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestEmbeddedListen(t *testing.T) {
 	if !strings.HasPrefix(url, "nats://127.0.0.1:") || strings.HasSuffix(url, ":0") {
 		t.Fatalf("client URL %q", url)
 	}
-	nc, err := jetstream.Connect(url, jetstream.ConnectOptions{Name: "test"})
+	nc, err := jetstream.Connect(url, e.ClientOptions(jetstream.UserLedger))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +110,14 @@ func TestEmbeddedListen(t *testing.T) {
 	appendN(t, l, events.Key{Campaign: "c1"}, nil, 2, "cmd")
 	if seq, err := l.LastSequence(context.Background()); err != nil || seq != 2 {
 		t.Fatalf("last sequence over TCP: %d, %v", seq, err)
+	}
+	tools, err := jetstream.Connect(url, e.ClientOptions(jetstream.UserTools))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tools.Close()
+	if m, err := tools.Request("$JS.API.STREAM.MSG.GET.LEDGER", []byte(`{"seq":2}`), 5*time.Second); err != nil || !strings.Contains(string(m.Data), `"seq":2`) {
+		t.Fatalf("tools: message get: %v", err)
 	}
 }
 

@@ -1,10 +1,14 @@
 // Package jstest starts embedded NATS servers with JetStream for tests: a
 // single server on a temporary folder, or a cluster of servers in one process
-// on loopback ports. Everything started is stopped by t.Cleanup.
+// on loopback ports. Like the program's, they run with the users and
+// permissions of config/nats/accounts.conf; connections are the ledger
+// user's unless a test asks for another. Everything started is stopped by
+// t.Cleanup.
 package jstest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -15,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 
+	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/jetstream"
 )
 
@@ -32,7 +37,8 @@ func RunEmbedded(tb testing.TB) *jetstream.Embedded {
 }
 
 // RunServer starts a single embedded server (RunEmbedded) and returns an
-// in-process connection to it, closed when the test ends.
+// in-process connection to it as the ledger user, closed when the test
+// ends.
 func RunServer(tb testing.TB) *nats.Conn {
 	tb.Helper()
 	e := RunEmbedded(tb)
@@ -55,16 +61,45 @@ func JetStream(tb testing.TB, nc *nats.Conn) natsjs.JetStream {
 }
 
 // OpenLog opens the ledger log on nc's server with cfg, waiting up to 30s
-// for a cluster to be ready.
+// for a cluster to be ready (Open itself gives up after a few seconds with
+// events.ErrUnavailable; OpenLog tries again).
 func OpenLog(tb testing.TB, nc *nats.Conn, cfg jetstream.Config) *jetstream.Log {
+	tb.Helper()
+	var l *jetstream.Log
+	retryUnavailable(tb, func(ctx context.Context) error {
+		var err error
+		l, err = jetstream.Open(ctx, JetStream(tb, nc), cfg)
+		return err
+	})
+	return l
+}
+
+// OpenVault opens the vault on nc's server with cfg, waiting up to 30s for
+// a cluster to be ready.
+func OpenVault(tb testing.TB, nc *nats.Conn, cfg jetstream.VaultConfig) *jetstream.Vault {
+	tb.Helper()
+	var v *jetstream.Vault
+	retryUnavailable(tb, func(ctx context.Context) error {
+		var err error
+		v, err = jetstream.OpenVault(ctx, JetStream(tb, nc), cfg)
+		return err
+	})
+	return v
+}
+
+func retryUnavailable(tb testing.TB, f func(context.Context) error) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	l, err := jetstream.Open(ctx, JetStream(tb, nc), cfg)
-	if err != nil {
-		tb.Fatalf("jstest: %v", err)
+	for {
+		err := f(ctx)
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, events.ErrUnavailable) || ctx.Err() != nil {
+			tb.Fatalf("jstest: %v", err)
+		}
 	}
-	return l
 }
 
 // NewLog returns the ledger log, with the default configuration, on a fresh
@@ -96,6 +131,7 @@ func CheckFor(tb testing.TB, total, interval time.Duration, f func() error) {
 type Cluster struct {
 	tb    testing.TB
 	nodes []*node
+	creds *jetstream.Credentials
 }
 
 type node struct {
@@ -114,7 +150,12 @@ func RunCluster(tb testing.TB, n int) *Cluster {
 		tb.Fatalf("jstest: cluster of %d servers", n)
 	}
 	ports := freePorts(tb, 2*n)
-	c := &Cluster{tb: tb}
+	authDir := tb.TempDir()
+	creds, err := jetstream.LoadCredentials(authDir)
+	if err != nil {
+		tb.Fatalf("jstest: %v", err)
+	}
+	c := &Cluster{tb: tb, creds: creds}
 	routes := make([]string, n)
 	for i := range n {
 		routes[i] = fmt.Sprintf("nats://127.0.0.1:%d", ports[2*i+1])
@@ -130,6 +171,7 @@ func RunCluster(tb testing.TB, n int) *Cluster {
 			url: fmt.Sprintf("nats://127.0.0.1:%d", ports[2*i]),
 			opts: jetstream.EmbeddedOptions{
 				DataDir:    tb.TempDir(),
+				AuthDir:    authDir,
 				Listen:     fmt.Sprintf("127.0.0.1:%d", ports[2*i]),
 				ServerName: fmt.Sprintf("S-%d", i+1),
 				Cluster: &jetstream.ClusterOptions{
@@ -194,13 +236,29 @@ func (c *Cluster) Server(i int) *server.Server {
 // URL returns server i's client URL.
 func (c *Cluster) URL(i int) string { return c.nodes[i].url }
 
-// Connect connects to the cluster, trying server first (any index, -1 for a
-// random one) before the others, reconnecting quickly when its server goes
-// away. The connection is closed when the test ends.
+// Credentials returns the users' passwords, the same on every server.
+func (c *Cluster) Credentials() *jetstream.Credentials { return c.creds }
+
+// Connect connects to the cluster as the ledger user, trying server first
+// (any index, -1 for a random one) before the others, reconnecting quickly
+// when its server goes away. The connection is closed when the test ends.
 func (c *Cluster) Connect(tb testing.TB, first int) *nats.Conn {
 	tb.Helper()
+	return c.ConnectAs(tb, jetstream.UserLedger, first)
+}
+
+// ConnectAs is Connect as another user (with the inbox prefix it must use).
+func (c *Cluster) ConnectAs(tb testing.TB, user string, first int) *nats.Conn {
+	tb.Helper()
 	urls := make([]string, 0, len(c.nodes))
-	opts := []nats.Option{nats.MaxReconnects(-1), nats.ReconnectWait(20 * time.Millisecond), nats.Timeout(2 * time.Second)}
+	opts := []nats.Option{nats.MaxReconnects(-1), nats.ReconnectWait(20 * time.Millisecond), nats.Timeout(2 * time.Second),
+		nats.UserInfo(user, c.creds.Password(user))}
+	switch user {
+	case jetstream.UserTools:
+		opts = append(opts, nats.CustomInboxPrefix(jetstream.ToolsInboxPrefix))
+	case jetstream.UserAdmin:
+		opts = append(opts, nats.CustomInboxPrefix(jetstream.AdminInboxPrefix))
+	}
 	if first >= 0 {
 		urls = append(urls, c.nodes[first].url)
 		opts = append(opts, nats.DontRandomize())
@@ -263,11 +321,15 @@ func (c *Cluster) WaitReady() {
 	})
 }
 
+// Account is the NATS account the ledger's streams live in
+// (config/nats/accounts.conf).
+const Account = "LEDGER"
+
 // StreamLeader returns the index of the server leading stream (in the
-// global account), or -1 if none does right now.
+// ledger's account), or -1 if none does right now.
 func (c *Cluster) StreamLeader(stream string) int {
 	for i, n := range c.nodes {
-		if n.emb != nil && n.emb.Server().JetStreamIsStreamLeader(server.DEFAULT_GLOBAL_ACCOUNT, stream) {
+		if n.emb != nil && n.emb.Server().JetStreamIsStreamLeader(Account, stream) {
 			return i
 		}
 	}

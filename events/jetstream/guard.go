@@ -1,0 +1,264 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	natsjs "github.com/nats-io/nats.go/jetstream"
+)
+
+// ErrGuard is what a GuardError is: the stream or the vault is not
+// configured as the ledger needs, so the ledger refuses to run on it.
+var ErrGuard = errors.New("jetstream: the stream's configuration is not what the ledger needs")
+
+// GuardError lists, in words, every way the LEDGER stream or the vault's
+// stream differs from what the ledger needs.
+type GuardError struct {
+	Findings []string
+}
+
+func (e *GuardError) Error() string {
+	return "jetstream: refusing to run: " + strings.Join(e.Findings, "; ") +
+		". Someone changed it outside the ledger (or it was made by something else): find out who, restore the configuration as the administrator (docs/deploy.md, \"The stream guards itself\"), and restore from a backup any event or sealed value the change removed"
+}
+
+func (e *GuardError) Is(target error) bool { return target == ErrGuard }
+
+// checkStream compares a stream's configuration as the server reports it
+// with what the ledger needs of it, and returns every difference that
+// matters, in words: anything that lets the server delete, purge, drop,
+// expire or roll up messages, or keep fewer copies than asked. Other
+// differences (description, duplicate window) are no findings.
+func checkStream(what string, got natsjs.StreamConfig, want natsjs.StreamConfig) []string {
+	var f []string
+	add := func(format string, args ...any) {
+		f = append(f, what+" "+got.Name+": "+fmt.Sprintf(format, args...))
+	}
+	if !got.DenyDelete {
+		add("deny_delete is off, so messages can be deleted (the ledger needs it on)")
+	}
+	if !got.DenyPurge {
+		add("deny_purge is off, so the stream can be purged (the ledger needs it on)")
+	}
+	if got.AllowRollup {
+		add("allow_rollup is on, so one message can purge a subject's earlier ones (the ledger needs it off)")
+	}
+	if got.Retention != natsjs.LimitsPolicy {
+		add("retention is %s, so messages are removed once consumed (the ledger needs limits retention, without limits)", got.Retention)
+	}
+	if got.MaxAge != 0 {
+		add("max_age is %s, so older messages are discarded (the ledger needs no limit)", got.MaxAge)
+	}
+	if got.MaxMsgs > 0 {
+		add("max_msgs is %d, so the oldest messages are discarded beyond it (the ledger needs no limit, -1)", got.MaxMsgs)
+	}
+	if got.MaxBytes > 0 {
+		add("max_bytes is %d, so the oldest messages are discarded beyond it (the ledger needs no limit, -1)", got.MaxBytes)
+	}
+	if got.MaxMsgsPerSubject > 0 {
+		add("max_msgs_per_subject is %d, so a battle's older events are discarded beyond it (the ledger needs no limit, -1)", got.MaxMsgsPerSubject)
+	}
+	if got.MaxMsgSize > 0 {
+		add("max_msg_size is %d, so larger events are refused (the ledger needs no limit, -1)", got.MaxMsgSize)
+	}
+	if got.AllowMsgTTL {
+		add("allow_msg_ttl is on, so a message can be published to expire (the ledger needs it off)")
+	}
+	if got.SubjectDeleteMarkerTTL > 0 {
+		add("subject_delete_marker_ttl is %s (the ledger needs none)", got.SubjectDeleteMarkerTTL)
+	}
+	if got.Storage != natsjs.FileStorage {
+		add("storage is %s, so everything is lost when the server stops (the ledger needs file storage)", got.Storage)
+	}
+	if got.Replicas < want.Replicas {
+		add("it keeps %d copies of each message, the ledger is configured for %d", got.Replicas, want.Replicas)
+	}
+	return f
+}
+
+// openStream returns the info of the stream sc names, creating it with sc
+// when it does not exist. A create is refused by the server when the stream
+// exists with another configuration, so it never changes one. Requests the
+// server does not answer are retried for up to wait; then the error is
+// events.ErrUnavailable.
+func openStream(ctx context.Context, js natsjs.JetStream, sc natsjs.StreamConfig, wait, timeout time.Duration) (*natsjs.StreamInfo, error) {
+	var info *natsjs.StreamInfo
+	err := retryUnavailable(ctx, wait, timeout, func(ctx context.Context) error {
+		s, err := js.Stream(ctx, sc.Name)
+		if errors.Is(err, natsjs.ErrStreamNotFound) {
+			s, err = js.CreateStream(ctx, sc)
+			if errors.Is(err, natsjs.ErrStreamNameAlreadyInUse) {
+				// Created by someone else meanwhile: read what they made.
+				s, err = js.Stream(ctx, sc.Name)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		info = s.CachedInfo()
+		return nil
+	})
+	return info, err
+}
+
+// retryUnavailable runs f with requests bounded by timeout, again while it
+// fails because the server does not answer, for up to wait in all (or until
+// ctx ends). The last error is returned mapped (unavailable).
+func retryUnavailable(ctx context.Context, wait, timeout time.Duration, f func(context.Context) error) error {
+	wctx, cancel := bounded(ctx, wait)
+	defer cancel()
+	for {
+		actx, acancel := bounded(wctx, timeout)
+		err := f(actx)
+		acancel()
+		if err == nil {
+			return nil
+		}
+		if unavailableWhy(err) == "" || wctx.Err() != nil {
+			return unavailable(err)
+		}
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-wctx.Done():
+			t.Stop()
+			return unavailable(err)
+		case <-t.C:
+		}
+	}
+}
+
+// Check reads the configuration of the ledger stream and of the vault's
+// stream and returns, in words, every way either differs from what the
+// ledger needs (deny delete and purge, no roll-up, no limit of age, count,
+// size or messages per subject, no message TTL, file storage, at least the
+// configured replicas), or that one is missing. No finding: nil. It is
+// what Open and OpenVault check before they run, for `ledger audit` to
+// report too. An error means the configurations could not be read
+// (events.ErrUnavailable when the server does not answer).
+func Check(ctx context.Context, js natsjs.JetStream, cfg Config, vcfg VaultConfig) ([]string, error) {
+	sc, err := cfg.StreamConfig()
+	if err != nil {
+		return nil, err
+	}
+	vsc, err := vcfg.StreamConfig()
+	if err != nil {
+		return nil, err
+	}
+	timeout := cfg.requestTimeout()
+	var findings []string
+	for _, s := range []struct {
+		what string
+		sc   natsjs.StreamConfig
+	}{{"stream", sc}, {"vault stream", vsc}} {
+		var info *natsjs.StreamInfo
+		err := retryUnavailable(ctx, cfg.openWait(), timeout, func(ctx context.Context) error {
+			st, err := js.Stream(ctx, s.sc.Name)
+			if err != nil {
+				return err
+			}
+			info = st.CachedInfo()
+			return nil
+		})
+		if errors.Is(err, natsjs.ErrStreamNotFound) {
+			findings = append(findings, fmt.Sprintf("%s %s does not exist", s.what, s.sc.Name))
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("jetstream: check %s %s: %w", s.what, s.sc.Name, err)
+		}
+		findings = append(findings, checkStream(s.what, info.Config, s.sc)...)
+	}
+	return findings, nil
+}
+
+// Provision creates the ledger stream and the vault's stream, or brings
+// their configuration up to date, through js, which must belong to a user
+// allowed to update them (UserAdmin): the embedded server does it
+// in-process at every start, an operator once on a cluster when a new
+// ledger version needs it. It returns what it changed, in words.
+//
+// It never repairs a configuration the guard refuses (a limit, a lifted
+// deny): that is a change someone made, to be looked into, not hidden; it
+// returns the GuardError instead. The one exception is a vault made by a
+// ledger from before the guard (a key-value bucket that allowed purges and
+// kept one message per name): it is made append-only, as that cannot be
+// anyone's doing but an older ledger's.
+func Provision(ctx context.Context, js natsjs.JetStream, cfg Config, vcfg VaultConfig) ([]string, error) {
+	sc, err := cfg.StreamConfig()
+	if err != nil {
+		return nil, err
+	}
+	vsc, err := vcfg.StreamConfig()
+	if err != nil {
+		return nil, err
+	}
+	wait, timeout := cfg.openWait(), cfg.requestTimeout()
+	var changes []string
+	var findings []string
+	for _, want := range []natsjs.StreamConfig{sc, vsc} {
+		what := "stream"
+		if want.Name == vsc.Name {
+			what = "vault stream"
+		}
+		created := false
+		var info *natsjs.StreamInfo
+		err := retryUnavailable(ctx, wait, timeout, func(ctx context.Context) error {
+			s, err := js.Stream(ctx, want.Name)
+			if errors.Is(err, natsjs.ErrStreamNotFound) {
+				s, err = js.CreateStream(ctx, want)
+				created = err == nil
+			}
+			if err != nil {
+				return err
+			}
+			info = s.CachedInfo()
+			return nil
+		})
+		if err != nil {
+			return changes, fmt.Errorf("jetstream: provision %s %s: %w", what, want.Name, err)
+		}
+		if created {
+			changes = append(changes, fmt.Sprintf("created %s %s", what, want.Name))
+			continue
+		}
+		got := info.Config
+		preGuardVault := want.Name == vsc.Name && !got.DenyPurge && got.MaxMsgsPerSubject == 1
+		if f := checkStream(what, got, want); len(f) > 0 && !preGuardVault {
+			findings = append(findings, f...)
+			continue
+		}
+		if !needsUpdate(got, want) {
+			continue
+		}
+		err = retryUnavailable(ctx, wait, timeout, func(ctx context.Context) error {
+			_, err := js.UpdateStream(ctx, want)
+			return err
+		})
+		if err != nil {
+			return changes, fmt.Errorf("jetstream: provision: update %s %s: %w", what, want.Name, err)
+		}
+		if preGuardVault {
+			changes = append(changes, fmt.Sprintf("made %s %s append-only (deny purge, no roll-up, every message kept)", what, want.Name))
+		} else {
+			changes = append(changes, fmt.Sprintf("updated the configuration of %s %s", what, want.Name))
+		}
+	}
+	if len(findings) > 0 {
+		return changes, &GuardError{Findings: findings}
+	}
+	return changes, nil
+}
+
+// needsUpdate reports whether the stream's configuration lacks something the
+// ledger sets.
+func needsUpdate(got, want natsjs.StreamConfig) bool {
+	return got.Description != want.Description || got.Duplicates != want.Duplicates ||
+		got.Replicas != want.Replicas || got.AllowDirect != want.AllowDirect ||
+		got.AllowAtomicPublish != want.AllowAtomicPublish || got.DenyDelete != want.DenyDelete ||
+		got.DenyPurge != want.DenyPurge || got.AllowRollup != want.AllowRollup ||
+		got.MaxMsgsPerSubject != want.MaxMsgsPerSubject || got.MaxMsgSize != want.MaxMsgSize ||
+		got.Discard != want.Discard
+}
