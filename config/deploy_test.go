@@ -37,6 +37,7 @@ import (
 	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/events"
 	ledgerjs "github.com/clubledger/ledger/events/jetstream"
+	"github.com/clubledger/ledger/events/jetstream/jstest"
 )
 
 const (
@@ -45,8 +46,8 @@ const (
 	natsConfDir    = "nats"
 	// natsConfMount is where docker-compose.yml mounts config/nats/.
 	natsConfMount = "/etc/nats/ledger"
-	// readerInbox is the inbox prefix the read-only user must use.
-	readerInbox = "_INBOX_reader"
+	// toolsInbox is the inbox prefix the read-only user must use.
+	toolsInbox = "_INBOX_tools"
 )
 
 // The compose file, as far as the tests read it. Decoding with known fields
@@ -274,7 +275,7 @@ func TestComposeNATSServices(t *testing.T) {
 	}
 	// Every variable the nats configs read is set, identically, on all three.
 	env := natsConfEnv(t, cf)
-	for _, v := range []string{"LEDGER_NATS_PASSWORD", "READER_NATS_PASSWORD", "SYS_NATS_PASSWORD"} {
+	for _, v := range []string{"LEDGER_NATS_PASSWORD", "TOOLS_NATS_PASSWORD", "ADMIN_NATS_PASSWORD", "SYS_NATS_PASSWORD"} {
 		if env[v] == "" {
 			t.Errorf("config/nats/ does not read %s, or it has no default", v)
 		}
@@ -460,7 +461,8 @@ var permissionMatrix = []struct {
 	{"ledger", "pub", "ledger.battle.c1.b1", true},
 	{"ledger", "pub", "$JS.API.INFO", true},
 	{"ledger", "pub", "$JS.API.STREAM.CREATE.LEDGER", true},
-	{"ledger", "pub", "$JS.API.STREAM.UPDATE.LEDGER", true},
+	{"ledger", "pub", "$JS.API.STREAM.UPDATE.LEDGER", false},
+	{"ledger", "pub", "$JS.API.STREAM.UPDATE.KV_LEDGER_SEALED", false},
 	{"ledger", "pub", "$JS.API.STREAM.INFO.LEDGER", true},
 	{"ledger", "pub", "$JS.API.DIRECT.GET.LEDGER", true},
 	{"ledger", "pub", "$JS.API.DIRECT.GET.LEDGER.ledger.battle.c1.b1", true},
@@ -482,45 +484,66 @@ var permissionMatrix = []struct {
 	{"ledger", "pub", "$JS.API.STREAM.CREATE.OTHER", false},
 	{"ledger", "pub", "other.subject", false},
 	{"ledger", "pub", "$KV.OTHER.key", false},
-	{"ledger", "sub", "_INBOX_reader.abc", false},
+	{"ledger", "sub", "_INBOX_tools.abc", false},
 	{"ledger", "sub", "ledger.battle.c1.b1", false},
 
-	// The reader reads the LEDGER stream ...
-	{"reader", "pub", "$JS.API.INFO", true},
-	{"reader", "pub", "$JS.API.STREAM.INFO.LEDGER", true},
-	{"reader", "pub", "$JS.API.DIRECT.GET.LEDGER", true},
-	{"reader", "pub", "$JS.API.DIRECT.GET.LEDGER.ledger.battle.c1.b1", true},
-	{"reader", "pub", "$JS.API.STREAM.MSG.GET.LEDGER", true},
-	{"reader", "pub", "$JS.API.CONSUMER.CREATE.LEDGER", true},
-	{"reader", "pub", "$JS.API.CONSUMER.CREATE.LEDGER.c.ledger.>", true},
-	{"reader", "pub", "$JS.API.CONSUMER.MSG.NEXT.LEDGER.c", true},
-	{"reader", "pub", "$JS.API.CONSUMER.INFO.LEDGER.c", true},
-	{"reader", "pub", "$JS.API.CONSUMER.NAMES.LEDGER", true},
-	{"reader", "pub", "$JS.ACK.LEDGER.c.1.1.1.0.0", true},
-	{"reader", "sub", "_INBOX_reader.abc", true},
+	// The tools user reads the LEDGER stream ...
+	{"tools", "pub", "$JS.API.INFO", true},
+	{"tools", "pub", "$JS.API.STREAM.INFO.LEDGER", true},
+	{"tools", "pub", "$JS.API.DIRECT.GET.LEDGER", true},
+	{"tools", "pub", "$JS.API.DIRECT.GET.LEDGER.ledger.battle.c1.b1", true},
+	{"tools", "pub", "$JS.API.STREAM.MSG.GET.LEDGER", true},
+	{"tools", "pub", "$JS.API.CONSUMER.CREATE.LEDGER", true},
+	{"tools", "pub", "$JS.API.CONSUMER.CREATE.LEDGER.c.ledger.>", true},
+	{"tools", "pub", "$JS.API.CONSUMER.MSG.NEXT.LEDGER.c", true},
+	{"tools", "pub", "$JS.API.CONSUMER.INFO.LEDGER.c", true},
+	{"tools", "pub", "$JS.API.CONSUMER.NAMES.LEDGER", true},
+	{"tools", "pub", "$JS.ACK.LEDGER.c.1.1.1.0.0", true},
+	{"tools", "sub", "_INBOX_tools.abc", true},
 	// ... and can write, remove or see nothing else.
-	{"reader", "pub", "ledger.battle.x.y", false},
-	{"reader", "pub", "ledger.campaign.c1", false},
-	{"reader", "pub", "$KV.LEDGER_SEALED.seed", false},
-	{"reader", "pub", "$JS.API.STREAM.INFO.KV_LEDGER_SEALED", false},
-	{"reader", "pub", "$JS.API.DIRECT.GET.KV_LEDGER_SEALED", false},
-	{"reader", "pub", "$JS.API.DIRECT.GET.KV_LEDGER_SEALED.$KV.LEDGER_SEALED.seed", false},
-	{"reader", "pub", "$JS.API.STREAM.MSG.GET.KV_LEDGER_SEALED", false},
-	{"reader", "pub", "$JS.API.CONSUMER.CREATE.KV_LEDGER_SEALED.c", false},
-	{"reader", "pub", "$JS.API.CONSUMER.MSG.NEXT.KV_LEDGER_SEALED.c", false},
-	{"reader", "pub", "$JS.ACK.KV_LEDGER_SEALED.c.1.1.1.0.0", false},
-	{"reader", "pub", "$JS.API.STREAM.CREATE.LEDGER", false},
-	{"reader", "pub", "$JS.API.STREAM.UPDATE.LEDGER", false},
-	{"reader", "pub", "$JS.API.STREAM.DELETE.LEDGER", false},
-	{"reader", "pub", "$JS.API.STREAM.PURGE.LEDGER", false},
-	{"reader", "pub", "$JS.API.STREAM.MSG.DELETE.LEDGER", false},
-	{"reader", "pub", "$JS.API.CONSUMER.DELETE.LEDGER.c", false},
-	{"reader", "pub", "$JS.API.STREAM.NAMES", false},
-	{"reader", "pub", "$JS.API.STREAM.LIST", false},
-	{"reader", "pub", "$JS.API.CONSUMER.NAMES.KV_LEDGER_SEALED", false},
-	{"reader", "sub", "_INBOX.abc", false},
-	{"reader", "sub", "$KV.LEDGER_SEALED.seed", false},
-	{"reader", "sub", "ledger.battle.c1.b1", false},
+	{"tools", "pub", "ledger.battle.x.y", false},
+	{"tools", "pub", "ledger.campaign.c1", false},
+	{"tools", "pub", "$KV.LEDGER_SEALED.seed", false},
+	{"tools", "pub", "$JS.API.STREAM.INFO.KV_LEDGER_SEALED", false},
+	{"tools", "pub", "$JS.API.DIRECT.GET.KV_LEDGER_SEALED", false},
+	{"tools", "pub", "$JS.API.DIRECT.GET.KV_LEDGER_SEALED.$KV.LEDGER_SEALED.seed", false},
+	{"tools", "pub", "$JS.API.STREAM.MSG.GET.KV_LEDGER_SEALED", false},
+	{"tools", "pub", "$JS.API.CONSUMER.CREATE.KV_LEDGER_SEALED.c", false},
+	{"tools", "pub", "$JS.API.CONSUMER.MSG.NEXT.KV_LEDGER_SEALED.c", false},
+	{"tools", "pub", "$JS.ACK.KV_LEDGER_SEALED.c.1.1.1.0.0", false},
+	{"tools", "pub", "$JS.API.STREAM.CREATE.LEDGER", false},
+	{"tools", "pub", "$JS.API.STREAM.UPDATE.LEDGER", false},
+	{"tools", "pub", "$JS.API.STREAM.DELETE.LEDGER", false},
+	{"tools", "pub", "$JS.API.STREAM.PURGE.LEDGER", false},
+	{"tools", "pub", "$JS.API.STREAM.MSG.DELETE.LEDGER", false},
+	{"tools", "pub", "$JS.API.CONSUMER.DELETE.LEDGER.c", false},
+	{"tools", "pub", "$JS.API.STREAM.NAMES", false},
+	{"tools", "pub", "$JS.API.STREAM.LIST", false},
+	{"tools", "pub", "$JS.API.CONSUMER.NAMES.KV_LEDGER_SEALED", false},
+	{"tools", "sub", "_INBOX.abc", false},
+	{"tools", "sub", "$KV.LEDGER_SEALED.seed", false},
+	{"tools", "sub", "ledger.battle.c1.b1", false},
+
+	// The administrator manages the two configurations and nothing else.
+	{"admin", "pub", "$JS.API.INFO", true},
+	{"admin", "pub", "$JS.API.STREAM.CREATE.LEDGER", true},
+	{"admin", "pub", "$JS.API.STREAM.UPDATE.LEDGER", true},
+	{"admin", "pub", "$JS.API.STREAM.INFO.LEDGER", true},
+	{"admin", "pub", "$JS.API.STREAM.CREATE.KV_LEDGER_SEALED", true},
+	{"admin", "pub", "$JS.API.STREAM.UPDATE.KV_LEDGER_SEALED", true},
+	{"admin", "sub", "_INBOX_admin.abc", true},
+	{"admin", "pub", "ledger.battle.c1.b1", false},
+	{"admin", "pub", "$KV.LEDGER_SEALED.seed", false},
+	{"admin", "pub", "$JS.API.DIRECT.GET.LEDGER", false},
+	{"admin", "pub", "$JS.API.DIRECT.GET.KV_LEDGER_SEALED", false},
+	{"admin", "pub", "$JS.API.STREAM.MSG.GET.KV_LEDGER_SEALED", false},
+	{"admin", "pub", "$JS.API.STREAM.DELETE.LEDGER", false},
+	{"admin", "pub", "$JS.API.STREAM.PURGE.LEDGER", false},
+	{"admin", "pub", "$JS.API.STREAM.MSG.DELETE.LEDGER", false},
+	{"admin", "pub", "$JS.API.STREAM.PURGE.KV_LEDGER_SEALED", false},
+	{"admin", "pub", "$JS.API.CONSUMER.CREATE.KV_LEDGER_SEALED", false},
+	{"admin", "sub", "_INBOX.abc", false},
+	{"admin", "sub", "$KV.LEDGER_SEALED.seed", false},
 }
 
 // allowedBy reports whether p lets a client use subject (literal): an empty
@@ -619,7 +642,8 @@ func TestNATSConfigs(t *testing.T) {
 				t.Errorf("routes to %v, want the other nodes %v", routes, others)
 			}
 
-			// Users: the service, the reader and the system user; no one
+			// Users: the service, the tools user, the administrator and the
+			// system user; no one
 			// anonymous.
 			if o.NoAuthUser != "" || o.SystemAccount != "SYS" {
 				t.Errorf("no_auth_user %q, system account %q; want none and SYS", o.NoAuthUser, o.SystemAccount)
@@ -630,7 +654,8 @@ func TestNATSConfigs(t *testing.T) {
 			}
 			for user, want := range map[string]struct{ account, password string }{
 				"ledger": {"LEDGER", env["LEDGER_NATS_PASSWORD"]},
-				"reader": {"LEDGER", env["READER_NATS_PASSWORD"]},
+				"tools":  {"LEDGER", env["TOOLS_NATS_PASSWORD"]},
+				"admin":  {"LEDGER", env["ADMIN_NATS_PASSWORD"]},
 				"sys":    {"SYS", env["SYS_NATS_PASSWORD"]},
 			} {
 				u := users[user]
@@ -645,8 +670,8 @@ func TestNATSConfigs(t *testing.T) {
 					t.Errorf("user %s: password is not $%s's value", user, strings.ToUpper(user)+"_NATS_PASSWORD")
 				}
 			}
-			if len(users) != 3 {
-				t.Errorf("users %v, want ledger, reader and sys only", sortedUsers(users))
+			if len(users) != 4 {
+				t.Errorf("users %v, want ledger, tools, admin and sys only", sortedUsers(users))
 			}
 			for _, c := range permissionMatrix {
 				u := users[c.user]
@@ -850,7 +875,7 @@ func connectAs(t testing.TB, urls []string, user, password string, opts ...nats.
 
 // TestDeployClusterPermissions runs the cluster of docker-compose.yml in
 // this process and proves the permissions with real clients: the ledger's
-// own log and vault code as user ledger, a read-only client as reader.
+// own log and vault code as user ledger, a read-only client as tools.
 func TestDeployClusterPermissions(t *testing.T) {
 	cf := loadCompose(t)
 	env := natsConfEnv(t, cf)
@@ -951,66 +976,66 @@ func TestDeployClusterPermissions(t *testing.T) {
 		}
 		lerrs.wantViolation(t, "Publish", subj)
 	}
-	if _, err := lnc.SubscribeSync(readerInbox + ".>"); err != nil {
+	if _, err := lnc.SubscribeSync(toolsInbox + ".>"); err != nil {
 		t.Fatal(err)
 	}
-	lerrs.wantViolation(t, "Subscription", readerInbox+".>")
+	lerrs.wantViolation(t, "Subscription", toolsInbox+".>")
 
 	// --- The read-only user. ---
-	rnc, rerrs := connectAs(t, urls, "reader", env["READER_NATS_PASSWORD"], nats.CustomInboxPrefix(readerInbox))
+	rnc, rerrs := connectAs(t, urls, "tools", env["TOOLS_NATS_PASSWORD"], nats.CustomInboxPrefix(toolsInbox))
 	rjs, err := natsjs.New(rnc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Everything up to the refusals below must be allowed, except that a
 	// nats.go ordered consumer deletes the consumer it replaces (on its
-	// first fetch, too) and the reader may not delete consumers; the server
+	// first fetch, too) and the tools user may not delete consumers; the server
 	// removes the old one once it is idle (5 minutes).
 	actx, allowed = rerrs.allowedOnly(ctx, "$JS.API.CONSUMER.DELETE.LEDGER.")
 	rs, err := rjs.Stream(actx, ledgerjs.DefaultStream)
 	if err != nil {
-		t.Fatalf("reader: stream info: %v (%v)", err, context.Cause(actx))
+		t.Fatalf("tools: stream info: %v (%v)", err, context.Cause(actx))
 	}
 	if st := rs.CachedInfo().State; st.Msgs != uint64(len(stored)) {
-		t.Fatalf("reader: stream holds %d messages, want %d (%v)", st.Msgs, len(stored), context.Cause(actx))
+		t.Fatalf("tools: stream holds %d messages, want %d (%v)", st.Msgs, len(stored), context.Cause(actx))
 	}
 	// Direct gets (the stream allows them): by sequence and last for a subject.
 	m, err := rs.GetMsg(actx, 1)
 	if err != nil || !bytes.Equal(m.Data, batch[0].Raw) {
-		t.Fatalf("reader: direct get of sequence 1: %v (%v)", err, context.Cause(actx))
+		t.Fatalf("tools: direct get of sequence 1: %v (%v)", err, context.Cause(actx))
 	}
 	m, err = rs.GetLastMsgForSubject(actx, ledgerjs.Subject(campaign))
 	if err != nil || !bytes.Equal(m.Data, single[0].Raw) {
-		t.Fatalf("reader: direct get last for %s: %v (%v)", ledgerjs.Subject(campaign), err, context.Cause(actx))
+		t.Fatalf("tools: direct get last for %s: %v (%v)", ledgerjs.Subject(campaign), err, context.Cause(actx))
 	}
 	// The leader's message get.
 	resp, err := rnc.RequestWithContext(actx, "$JS.API.STREAM.MSG.GET.LEDGER", []byte(`{"seq":2}`))
 	if err != nil || !bytes.Contains(resp.Data, []byte(`"seq":2`)) {
-		t.Fatalf("reader: leader message get: %v %s (%v)", err, respData(resp), context.Cause(actx))
+		t.Fatalf("tools: leader message get: %v %s (%v)", err, respData(resp), context.Cause(actx))
 	}
 	// An ordered consumer over the whole stream.
 	oc, err := rjs.OrderedConsumer(actx, ledgerjs.DefaultStream, natsjs.OrderedConsumerConfig{FilterSubjects: []string{ledgerjs.SubjectAll}})
 	if err != nil {
-		t.Fatalf("reader: ordered consumer: %v (%v)", err, context.Cause(actx))
+		t.Fatalf("tools: ordered consumer: %v (%v)", err, context.Cause(actx))
 	}
 	fetched, err := oc.Fetch(len(stored), natsjs.FetchMaxWait(5*time.Second))
 	if err != nil {
-		t.Fatalf("reader: fetch: %v (%v)", err, context.Cause(actx))
+		t.Fatalf("tools: fetch: %v (%v)", err, context.Cause(actx))
 	}
 	var n int
 	for msg := range fetched.Messages() {
 		if !bytes.Equal(msg.Data(), stored[n].Raw) {
-			t.Errorf("reader: ordered consumer message %d differs", n)
+			t.Errorf("tools: ordered consumer message %d differs", n)
 		}
 		n++
 	}
 	if n != len(stored) || fetched.Error() != nil {
-		t.Fatalf("reader: ordered consumer gave %d of %d messages: %v (%v)", n, len(stored), fetched.Error(), context.Cause(actx))
+		t.Fatalf("tools: ordered consumer gave %d of %d messages: %v (%v)", n, len(stored), fetched.Error(), context.Cause(actx))
 	}
 
 	allowed()
 
-	// The reader writes nothing ...
+	// The tools user writes nothing ...
 	const forged = "ledger.battle.x.y"
 	if err := rnc.Publish(forged, []byte(`{"forged":true}`)); err != nil {
 		t.Fatal(err)
@@ -1019,7 +1044,7 @@ func TestDeployClusterPermissions(t *testing.T) {
 	short := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, time.Second) }
 	pctx, pcancel := short()
 	if _, err := rjs.Publish(pctx, forged, []byte(`{"forged":true}`)); err == nil {
-		t.Error("reader: a JetStream publish to ledger.> was acknowledged")
+		t.Error("tools: a JetStream publish to ledger.> was acknowledged")
 	}
 	pcancel()
 	// ... changes or removes nothing ...
@@ -1040,20 +1065,20 @@ func TestDeployClusterPermissions(t *testing.T) {
 	// or to the service's replies.
 	kctx, kcancel := short()
 	if _, err := rjs.KeyValue(kctx, ledgerjs.DefaultVaultBucket); err == nil {
-		t.Error("reader: opened the sealed bucket")
+		t.Error("tools: opened the sealed bucket")
 	}
 	kcancel()
 	rerrs.wantViolation(t, "Publish", "$JS.API.STREAM.INFO.KV_LEDGER_SEALED")
 	kvGet := "$JS.API.DIRECT.GET.KV_LEDGER_SEALED.$KV.LEDGER_SEALED.seed-c1-b1"
 	kctx, kcancel = short()
 	if resp, err := rnc.RequestWithContext(kctx, kvGet, nil); err == nil {
-		t.Errorf("reader: direct get of a sealed value answered: %s", respData(resp))
+		t.Errorf("tools: direct get of a sealed value answered: %s", respData(resp))
 	}
 	kcancel()
 	rerrs.wantViolation(t, "Publish", kvGet)
 	kctx, kcancel = short()
 	if _, err := rjs.OrderedConsumer(kctx, "KV_LEDGER_SEALED", natsjs.OrderedConsumerConfig{}); err == nil {
-		t.Error("reader: created a consumer on the sealed bucket")
+		t.Error("tools: created a consumer on the sealed bucket")
 	}
 	kcancel()
 	for _, subj := range []string{"$KV.LEDGER_SEALED.>", "_INBOX.>", "ledger.>"} {
@@ -1063,16 +1088,45 @@ func TestDeployClusterPermissions(t *testing.T) {
 		rerrs.wantViolation(t, "Subscription", subj)
 	}
 
-	// Nothing the reader tried reached the stream.
+	// Nothing the tools user tried reached the stream.
 	st, err := ljs.Stream(ctx, ledgerjs.DefaultStream)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s := st.CachedInfo().State; s.Msgs != uint64(len(stored)) || s.LastSeq != uint64(len(stored)) {
-		t.Errorf("after the reader: stream holds %d messages up to %d, want %d", s.Msgs, s.LastSeq, len(stored))
+		t.Errorf("after the tools user: stream holds %d messages up to %d, want %d", s.Msgs, s.LastSeq, len(stored))
 	}
 	if _, err := st.GetLastMsgForSubject(ctx, forged); !errors.Is(err, natsjs.ErrMsgNotFound) {
-		t.Errorf("after the reader: %s holds a message (%v)", forged, err)
+		t.Errorf("after the tools user: %s holds a message (%v)", forged, err)
+	}
+
+	// The attacks of issue 14, replayed as the ledger and the tools user;
+	// the administrator may bring the configurations up to date, and the
+	// guard then finds nothing changed.
+	attacks := jstest.Attacks(t, ledgerjs.Config{Replicas: 3}, ledgerjs.VaultConfig{Replicas: 3}, "seed-c1-b1")
+	la, err := jstest.Dial(t, "ledger", strings.Join(urls, ","), nats.UserInfo("ledger", env["LEDGER_NATS_PASSWORD"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jstest.Replay(t, la, attacks, true)
+	ta, err := jstest.Dial(t, "tools", strings.Join(urls, ","), nats.UserInfo("tools", env["TOOLS_NATS_PASSWORD"]), nats.CustomInboxPrefix(toolsInbox))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jstest.Replay(t, ta, attacks, false)
+	anc, _ := connectAs(t, urls, "admin", env["ADMIN_NATS_PASSWORD"], nats.CustomInboxPrefix("_INBOX_admin"))
+	ajs, err := natsjs.New(anc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ledgerjs.Provision(ctx, ajs, ledgerjs.Config{Replicas: 3}, ledgerjs.VaultConfig{Replicas: 3}); err != nil {
+		t.Errorf("admin: provision: %v", err)
+	}
+	if f, err := ledgerjs.Check(ctx, ljs, ledgerjs.Config{Replicas: 3}, ledgerjs.VaultConfig{Replicas: 3}); err != nil || len(f) > 0 {
+		t.Errorf("after the attacks the guard finds %q (%v)", f, err)
+	}
+	if v, err := vault.Get(ctx, "seed-c1-b1"); err != nil || !bytes.Equal(v, secret) {
+		t.Errorf("after the attacks the sealed value is %q, %v", v, err)
 	}
 
 	// The system user can see the cluster (nats server report jetstream).
