@@ -39,6 +39,7 @@ func Run(t *testing.T, newLog func(t *testing.T) events.Log) {
 		{"Follow", testFollow},
 		{"FollowStopsOnError", testFollowError},
 		{"ConcurrentAppenders", testConcurrent},
+		{"Head", testHead},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newLog(t)) })
@@ -592,4 +593,53 @@ func testConcurrent(t *testing.T, log events.Log) {
 		t.Fatalf("%d distinct event ids, want %d", len(unique), writers*each)
 	}
 	t.Logf("%d appends, %d conflicts retried", writers*each, conflicts.Load())
+}
+
+// testHead checks Log.Head: 0 for a stream without events; the last event's
+// sequence after every append, of one event or a batch, and at once (Head
+// answers from the authority of the log, never a lagging copy); unmoved by
+// other streams' appends and by refused appends.
+func testHead(t *testing.T, log events.Log) {
+	ctx := ctxFor(t)
+	key := events.Key{Campaign: newCampaign(), Battle: "b1"}
+	other := events.Key{Campaign: key.Campaign}
+	head := func(k events.Key) uint64 {
+		t.Helper()
+		h, err := log.Head(ctx, k)
+		if err != nil {
+			t.Fatalf("head of %s: %v", k, err)
+		}
+		return h
+	}
+	if h := head(key); h != 0 {
+		t.Fatalf("head of a stream without events: %d, want 0", h)
+	}
+	b1 := chained(t, nil, key, "cmd-1", "battle.started")
+	mustAppend(t, log, key, 0, b1)
+	if h := head(key); h != b1[0].Sequence {
+		t.Fatalf("head after one event: %d, want %d", h, b1[0].Sequence)
+	}
+	o := chained(t, nil, other, "cmd-o", "campaign.created")
+	mustAppend(t, log, other, 0, o)
+	if h := head(key); h != b1[0].Sequence {
+		t.Fatalf("head moved with another stream's append: %d, want %d", h, b1[0].Sequence)
+	}
+	if h := head(other); h != o[0].Sequence {
+		t.Fatalf("head of the other stream: %d, want %d", h, o[0].Sequence)
+	}
+	b2 := chained(t, &b1[0], key, "cmd-2", "unit.moved", "unit.moved", "order.resolved")
+	mustAppend(t, log, key, b1[0].Sequence, b2)
+	if h := head(key); h != b2[2].Sequence {
+		t.Fatalf("head after a batch: %d, want its last event %d", h, b2[2].Sequence)
+	}
+	stale := chained(t, &b1[0], key, "cmd-3", "unit.moved")
+	if err := log.Append(ctx, key, b1[0].Sequence, stale); !errors.Is(err, events.ErrConflict) {
+		t.Fatalf("stale append: %v, want ErrConflict", err)
+	}
+	if h := head(key); h != b2[2].Sequence {
+		t.Fatalf("head moved with a refused append: %d, want %d", h, b2[2].Sequence)
+	}
+	if _, err := log.Head(ctx, events.Key{Campaign: "bad campaign"}); err == nil {
+		t.Fatal("head of an invalid key answered")
+	}
 }
