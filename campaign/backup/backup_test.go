@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	natsjs "github.com/nats-io/nats.go/jetstream"
-
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/campaign/audit"
 	"github.com/clubledger/ledger/campaign/backup"
@@ -24,42 +22,21 @@ import (
 	"github.com/clubledger/ledger/projections/sqlite"
 )
 
-// vault is the ledger's vault with the list of its names, as cmd/ledger
-// builds it.
-type vault struct {
-	*jetstream.Vault
-	kv natsjs.KeyValue
-}
-
-func (v vault) Names(ctx context.Context) ([]string, error) {
-	names, err := v.kv.Keys(ctx)
-	if errors.Is(err, natsjs.ErrNoKeysFound) {
-		return nil, nil
-	}
-	return names, err
-}
+// The ledger's vault lists its names itself, as a backup needs.
+var _ backup.Vault = (*jetstream.Vault)(nil)
 
 type ledger struct {
 	log   *jetstream.Log
-	vault vault
+	vault *jetstream.Vault
 	svc   *campaign.Service
 }
 
 func newLedger(t *testing.T) ledger {
 	t.Helper()
 	nc := jstest.RunServer(t)
-	js := jstest.JetStream(t, nc)
 	log := jstest.OpenLog(t, nc, jetstream.Config{})
-	ctx := context.Background()
-	v, err := jetstream.OpenVault(ctx, js, jetstream.VaultConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv, err := js.KeyValue(ctx, jetstream.DefaultVaultBucket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ledger{log: log, vault: vault{Vault: v, kv: kv}, svc: campaign.NewService(log, v, campaign.Options{Entropy: dicetest.Entropy(t)})}
+	v := jstest.OpenVault(t, nc, jetstream.VaultConfig{})
+	return ledger{log: log, vault: v, svc: campaign.NewService(log, v, campaign.Options{Entropy: dicetest.Entropy(t)})}
 }
 
 func play(t *testing.T, svc *campaign.Service, gen *loadgen.Battle, n int) {
