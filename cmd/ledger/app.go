@@ -93,6 +93,14 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 		}
 	}
 	var err error
+	openCtx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
+	streamCfg := ledgerjs.Config{
+		Stream:          cfg.NATS.Stream,
+		Replicas:        cfg.NATS.Replicas,
+		DuplicateWindow: cfg.NATS.DuplicateWindow,
+	}
+	vaultCfg := ledgerjs.VaultConfig{Replicas: cfg.NATS.Replicas}
 	if cfg.Embedded() {
 		a.embedded, err = ledgerjs.StartEmbedded(ledgerjs.EmbeddedOptions{
 			DataDir:      cfg.DataDir,
@@ -100,6 +108,12 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 			Listen:       cfg.NATS.Listen,
 		})
 		if err != nil {
+			return nil, err
+		}
+		// The administrator, connected in-process only, creates the stream
+		// and the vault or brings their configuration up to date; the
+		// ledger's own user may do neither (docs/deploy.md).
+		if _, err := a.embedded.Provision(openCtx, streamCfg, vaultCfg); err != nil {
 			return nil, err
 		}
 		a.nc, err = a.embedded.Connect()
@@ -120,13 +134,9 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	openCtx, cancel := context.WithTimeout(ctx, openTimeout)
-	defer cancel()
-	log, err := ledgerjs.Open(openCtx, js, ledgerjs.Config{
-		Stream:          cfg.NATS.Stream,
-		Replicas:        cfg.NATS.Replicas,
-		DuplicateWindow: cfg.NATS.DuplicateWindow,
-	})
+	// Both refuse to run on a stream or vault whose configuration lets
+	// events or sealed values be removed (the stream guard).
+	log, err := ledgerjs.Open(openCtx, js, streamCfg)
 	if err != nil {
 		return nil, unavailable("open the log", err)
 	}
@@ -136,7 +146,7 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 		a.Log = opts.Metrics.Log(log)
 		observer = opts.Metrics
 	}
-	a.Vault, err = ledgerjs.OpenVault(openCtx, js, ledgerjs.VaultConfig{Replicas: cfg.NATS.Replicas})
+	a.Vault, err = ledgerjs.OpenVault(openCtx, js, vaultCfg)
 	if err != nil {
 		return nil, unavailable("open the vault", err)
 	}
@@ -184,6 +194,16 @@ func operatorCaller(token, lang string) app.Caller {
 		return app.Caller{Token: token, Lang: lang}
 	}
 	return app.Caller{Operator: "operator", Lang: lang}
+}
+
+// NATSToolsUsage says how to read the log with the nats CLI through the
+// embedded server's listening port (nats.listen) as the read-only tools
+// user; "" when there is none. `ledger serve` prints it.
+func (a *App) NATSToolsUsage() string {
+	if a.embedded == nil {
+		return ""
+	}
+	return a.embedded.ToolsUsage()
 }
 
 // CatchUp applies every event of the log to the projection.

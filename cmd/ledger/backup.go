@@ -14,13 +14,10 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	natsjs "github.com/nats-io/nats.go/jetstream"
-
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign/audit"
 	"github.com/clubledger/ledger/campaign/backup"
 	"github.com/clubledger/ledger/events"
-	ledgerjs "github.com/clubledger/ledger/events/jetstream"
 )
 
 func init() {
@@ -31,36 +28,15 @@ func init() {
 	)
 }
 
-// listedVault is the ledger's vault with the list of its names, which a
-// backup needs and the service never does.
-type listedVault struct {
-	events.Vault
-	kv natsjs.KeyValue
-}
-
-// Names lists the bucket's keys (delete markers left out).
-func (v listedVault) Names(ctx context.Context) ([]string, error) {
-	names, err := v.kv.Keys(ctx)
-	if errors.Is(err, natsjs.ErrNoKeysFound) {
-		return nil, nil
+// backupVault returns app's vault as backup.Vault: the JetStream vault
+// lists its names from its stream's info, which the ledger's NATS user may
+// read (no consumer needed).
+func backupVault(_ context.Context, app *App) (backup.Vault, error) {
+	v, ok := app.Vault.(backup.Vault)
+	if !ok {
+		return nil, fmt.Errorf("the vault %T cannot list its names", app.Vault)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("list the vault: %w", err)
-	}
-	return names, nil
-}
-
-// backupVault returns app's vault as backup.Vault.
-func backupVault(ctx context.Context, app *App) (backup.Vault, error) {
-	js, err := natsjs.New(app.nc)
-	if err != nil {
-		return nil, fmt.Errorf("jetstream: %w", err)
-	}
-	kv, err := js.KeyValue(ctx, ledgerjs.DefaultVaultBucket)
-	if err != nil {
-		return nil, fmt.Errorf("vault bucket %s: %w", ledgerjs.DefaultVaultBucket, err)
-	}
-	return listedVault{Vault: app.Vault, kv: kv}, nil
+	return v, nil
 }
 
 func (c *cli) backupCommand() *cobra.Command {
