@@ -368,11 +368,12 @@ func TestClusterNodeLossUnderLoad(t *testing.T) {
 // each last saw, so that many decisions are made on a stale state.
 
 const (
-	childURLEnv   = "LEDGER_TEST_WRITER_URL"
-	childNameEnv  = "LEDGER_TEST_WRITER_NAME"
-	childCountEnv = "LEDGER_TEST_WRITER_COUNT"
-	cwCampaign    = "cw"
-	cwBattle      = "b1"
+	childURLEnv      = "LEDGER_TEST_WRITER_URL"
+	childNameEnv     = "LEDGER_TEST_WRITER_NAME"
+	childCountEnv    = "LEDGER_TEST_WRITER_COUNT"
+	childPasswordEnv = "LEDGER_TEST_WRITER_PASSWORD"
+	cwCampaign       = "cw"
+	cwBattle         = "b1"
 )
 
 // cwRecord is one command a writer had accepted, as a child reports it.
@@ -470,7 +471,7 @@ func TestConcurrentWritersChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc, err := jetstream.Connect(url, jetstream.ConnectOptions{Name: "child"})
+	nc, err := jetstream.Connect(url, jetstream.ConnectOptions{Name: "child", User: jetstream.UserLedger, Password: os.Getenv(childPasswordEnv)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,7 +504,7 @@ func TestConcurrentWritersOneBattle(t *testing.T) {
 		t.Skip("starts child processes")
 	}
 	const perWriter = 50
-	emb, err := jetstream.StartEmbedded(jetstream.EmbeddedOptions{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	emb, err := jetstream.StartEmbedded(jetstream.EmbeddedOptions{DataDir: t.TempDir(), Listen: "127.0.0.1:0", NetworkUsers: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,7 +544,8 @@ func TestConcurrentWritersOneBattle(t *testing.T) {
 	for i := range 2 {
 		name := fmt.Sprintf("p%d", i+1)
 		cmd := osexec.CommandContext(ctx, os.Args[0], "-test.run=^TestConcurrentWritersChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), childURLEnv+"="+url, childNameEnv+"="+name, childCountEnv+"="+strconv.Itoa(perWriter))
+		cmd.Env = append(os.Environ(), childURLEnv+"="+url, childNameEnv+"="+name, childCountEnv+"="+strconv.Itoa(perWriter),
+			childPasswordEnv+"="+emb.Credentials().Password(jetstream.UserLedger))
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -554,7 +556,9 @@ func TestConcurrentWritersOneBattle(t *testing.T) {
 	}
 	for i := range 3 {
 		name := fmt.Sprintf("g%d", i+1)
-		nc, err := jetstream.Connect(url, jetstream.ConnectOptions{Name: name})
+		co := emb.ClientOptions(jetstream.UserLedger)
+		co.Name = name
+		nc, err := jetstream.Connect(url, co)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,7 +60,7 @@ func TestRebuildSurvivesSIGKILL(t *testing.T) {
 	ctx := context.Background()
 	// The log lives in this process; the projector processes reach it
 	// over loopback.
-	emb, err := jetstream.StartEmbedded(jetstream.EmbeddedOptions{DataDir: t.TempDir(), Listen: "127.0.0.1:0", NoSyncAlways: true})
+	emb, err := jetstream.StartEmbedded(jetstream.EmbeddedOptions{DataDir: t.TempDir(), Listen: "127.0.0.1:0", NoSyncAlways: true, NetworkUsers: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +91,10 @@ func TestRebuildSurvivesSIGKILL(t *testing.T) {
 	// Small batches: many checkpoints, and a build that lasts long enough
 	// (seconds, however fast the machine) for the kills to land inside it.
 	args := []string{"--data", data, "--nats-url", emb.ClientURL(), "projections", "rebuild", "--batch", "50"}
+	// The ledger's NATS user and password (the server lets nobody in
+	// without them).
+	t.Setenv("LEDGER_NATS_USER", jetstream.UserLedger)
+	t.Setenv("LEDGER_NATS_PASSWORD", emb.Credentials().Password(jetstream.UserLedger))
 	aside := sqlite.AsidePath(filepath.Join(data, "ledger.db"))
 	kills, midway := 0, 0
 	for range 5 {
@@ -161,6 +165,7 @@ func TestRebuildSurvivesSIGKILL(t *testing.T) {
 	cfg := config.Default()
 	cfg.DataDir = data
 	cfg.NATS.URL = emb.ClientURL()
+	cfg.NATS.User, cfg.NATS.Password = jetstream.UserLedger, emb.Credentials().Password(jetstream.UserLedger)
 	c := &testCLI{t: t, cfg: cfg}
 	if code, vout, verr := c.run("projections", "verify"); code != 0 {
 		t.Fatalf("verify: exit %d\n%s\n%s", code, vout, verr)
