@@ -237,8 +237,8 @@ func TestComposeNATSServices(t *testing.T) {
 		}
 		hostnames[s.Hostname] = true
 		conf := natsConfMount + "/" + name + ".conf"
-		if !slices.Equal(s.Command, []string{"--config", conf}) {
-			t.Errorf("%s: command %q, want [--config %s]", name, s.Command, conf)
+		if !slices.Equal(s.Command, []string{"--config", conf, "--store_dir", "/data/jetstream"}) {
+			t.Errorf("%s: command %q, want [--config %s --store_dir /data/jetstream]", name, s.Command, conf)
 		}
 		if _, err := os.Stat(filepath.Join(natsConfDir, name+".conf")); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -619,8 +619,10 @@ func TestNATSConfigs(t *testing.T) {
 			if o.ServerName != name {
 				t.Errorf("server_name %q, want the service name %q", o.ServerName, name)
 			}
-			if !o.JetStream || !o.SyncAlways || o.StoreDir != "/data/jetstream" {
-				t.Errorf("jetstream %v, sync always %v, store %q; want on, always, under the /data volume", o.JetStream, o.SyncAlways, o.StoreDir)
+			// The store folder comes from the command line (compose:
+			// --store_dir /data/jetstream): nats-server refuses it twice.
+			if !o.JetStream || !o.SyncAlways || o.StoreDir != "" {
+				t.Errorf("jetstream %v, sync always %v, store %q; want on, always, and the store left to the command line", o.JetStream, o.SyncAlways, o.StoreDir)
 			}
 			if o.Port != 4222 || o.HTTPPort != 8222 {
 				t.Errorf("client port %d, monitoring port %d; want 4222 (LEDGER_NATS_URL, ports) and 8222 (health check)", o.Port, o.HTTPPort)
