@@ -70,7 +70,7 @@ func unavailableWhy(err error) string {
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
-		return "the server did not answer in time"
+		return "the server did not answer in time (no quorum, a leader being elected, or the connection lost; try again in a few seconds)"
 	case errors.Is(err, nats.ErrNoResponders), errors.Is(err, natsjs.ErrNoStreamResponse):
 		return "no server answered for the stream (no leader, or the servers are down)"
 	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrDisconnected),
