@@ -108,6 +108,7 @@ func TestQuorumLost(t *testing.T) {
 	c.Restart(1)
 	c.Restart(2)
 	c.WaitStreamLeader("LEDGER")
+	c.WaitStreamLeader("KV_LEDGER_SEALED")
 
 	// The same batch again: accepted, or a duplicate if the first attempt
 	// was committed after all. Never stored twice.
@@ -133,9 +134,15 @@ func TestQuorumLost(t *testing.T) {
 	if err := events.VerifyChain(got); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.Put(ctxT(t), "dice.quorum.b2", []byte("other seed")); err != nil {
-		t.Fatalf("vault put after the fault: %v", err)
-	}
+	jstest.CheckFor(t, 20*time.Second, 50*time.Millisecond, func() error {
+		if err := v.Put(ctxT(t), "dice.quorum.b2", []byte("other seed")); err != nil {
+			if errors.Is(err, events.ErrUnavailable) {
+				return err
+			}
+			t.Fatalf("vault put after the fault: %v", err)
+		}
+		return nil
+	})
 }
 
 func clone(b []events.Envelope) []events.Envelope {
