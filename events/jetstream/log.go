@@ -442,12 +442,12 @@ func (l *Log) Follow(ctx context.Context, after uint64, fn func(events.Envelope)
 		}
 		return fmt.Errorf("jetstream: follow: %w", unavailable(err))
 	}
-	it, err := cons.Messages()
+	it, err := l.startMessages(ctx, cons)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("jetstream: follow: %w", unavailable(err))
+		return fmt.Errorf("jetstream: follow: %w", err)
 	}
 	defer it.Stop()
 	for {
@@ -475,6 +475,45 @@ func (l *Log) Follow(ctx context.Context, after uint64, fn func(events.Envelope)
 			caughtUp()
 			caught = true
 		}
+	}
+}
+
+// startMessages creates the ordered consumer's server side (nats.go does it
+// in Messages, retrying for as long as the servers do not answer) and gives
+// up after the request timeout: a server that still answers as the stream's
+// leader without a quorum cannot create it. The abandoned attempt is
+// stopped when it ends.
+func (l *Log) startMessages(ctx context.Context, cons natsjs.Consumer) (natsjs.MessagesContext, error) {
+	type started struct {
+		it  natsjs.MessagesContext
+		err error
+	}
+	ch := make(chan started, 1)
+	go func() {
+		it, err := cons.Messages()
+		ch <- started{it, err}
+	}()
+	abandon := func() {
+		go func() {
+			if s := <-ch; s.it != nil {
+				s.it.Stop()
+			}
+		}()
+	}
+	t := time.NewTimer(l.timeout)
+	defer t.Stop()
+	select {
+	case s := <-ch:
+		if s.err != nil {
+			return nil, unavailable(s.err)
+		}
+		return s.it, nil
+	case <-ctx.Done():
+		abandon()
+		return nil, ctx.Err()
+	case <-t.C:
+		abandon()
+		return nil, fmt.Errorf("%w: the server did not create the log's consumer within %s (no quorum, or a leader being elected; try again in a few seconds)", events.ErrUnavailable, l.timeout)
 	}
 }
 
