@@ -30,19 +30,20 @@ const DefaultOpenWait = 4 * time.Second
 
 // JetStream API error codes that mean the store cannot answer now.
 var unavailableCodes = map[natsjs.ErrorCode]string{
-	10008: "the JetStream cluster is not available (no quorum, or a leader being elected)", // JSClusterNotAvailErr
-	10005: "no JetStream servers to place the stream on",                                   // JSClusterNoPeersErrF
-	10009: "the server asked is not the JetStream leader",                                  // JSClusterNotLeaderErr
-	10023: "the server has insufficient resources (no space left)",                         // JSInsufficientResourcesErr
-	10047: "the server has no storage left",                                                // JSStorageResourcesExceededErr
-	10028: "the server has no memory left",                                                 // JSMemoryResourcesExceededErr
-	10077: "the server failed to store the message",                                        // JSStreamStoreFailedF
-	10118: "the stream is offline",                                                         // JSStreamOfflineErr
-	10176: "the atomic batch was not completed (a leader changed or a server stopped)",     // JSAtomicPublishIncompleteBatchErr
-	10076: "JetStream is not enabled on the server (it may have stopped it: disk full?)",   // JSNotEnabledErr
-	10039: "JetStream is not enabled for the account",                                      // JSNotEnabledForAccountErr
-	10210: "the server has too many atomic batches in flight",                              // atomic publish too many inflight
-	10211: "the server has too many batches in flight",                                     // batch publish too many inflight
+	10008: "the JetStream cluster is not available (no quorum, or a leader being elected)",                 // JSClusterNotAvailErr
+	10005: "no JetStream servers to place the stream on",                                                   // JSClusterNoPeersErrF
+	10009: "the server asked is not the JetStream leader",                                                  // JSClusterNotLeaderErr
+	10023: "the server has insufficient resources (no space left)",                                         // JSInsufficientResourcesErr
+	10047: "the server has no storage left",                                                                // JSStorageResourcesExceededErr
+	10028: "the server has no memory left",                                                                 // JSMemoryResourcesExceededErr
+	10077: "the server failed to store the message",                                                        // JSStreamStoreFailedF
+	10118: "the stream is offline",                                                                         // JSStreamOfflineErr
+	10176: "the atomic batch was not completed (a leader changed or a server stopped)",                     // JSAtomicPublishIncompleteBatchErr
+	10076: "JetStream is not enabled on the server (it may have stopped it: disk full?)",                   // JSNotEnabledErr
+	10039: "JetStream is not enabled for the account",                                                      // JSNotEnabledForAccountErr
+	10158: "an earlier attempt with the same message id is being stored right now (try again in a moment)", // JSStreamDuplicateMessageConflict
+	10210: "the server has too many atomic batches in flight",                                              // atomic publish too many inflight
+	10211: "the server has too many batches in flight",                                                     // batch publish too many inflight
 }
 
 // unavailable wraps err as events.ErrUnavailable, with what happened in

@@ -431,11 +431,14 @@ func (l *Log) Follow(ctx context.Context, after uint64, fn func(events.Envelope)
 		caughtUp()
 		caught = true
 	}
-	cons, err := l.js.OrderedConsumer(ctx, l.name, natsjs.OrderedConsumerConfig{
+	// nats.go creates the consumer here, with this context only.
+	cctx, ccancel := bounded(ctx, l.timeout)
+	cons, err := l.js.OrderedConsumer(cctx, l.name, natsjs.OrderedConsumerConfig{
 		FilterSubjects: []string{SubjectAll},
 		DeliverPolicy:  natsjs.DeliverByStartSequencePolicy,
 		OptStartSeq:    after + 1,
 	})
+	ccancel()
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -450,8 +453,19 @@ func (l *Log) Follow(ctx context.Context, after uint64, fn func(events.Envelope)
 		return fmt.Errorf("jetstream: follow: %w", err)
 	}
 	defer it.Stop()
+	// When there are events to deliver, the first must come within the
+	// request timeout: a server that still answers as the leader without a
+	// quorum may accept the consumer and deliver nothing.
+	first := target > after
 	for {
-		m, err := it.Next(natsjs.NextContext(ctx))
+		var m natsjs.Msg
+		var err error
+		if first {
+			m, err = l.firstMessage(ctx, it)
+			first = false
+		} else {
+			m, err = it.Next(natsjs.NextContext(ctx))
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -514,6 +528,29 @@ func (l *Log) startMessages(ctx context.Context, cons natsjs.Consumer) (natsjs.M
 	case <-t.C:
 		abandon()
 		return nil, fmt.Errorf("%w: the server did not create the log's consumer within %s (no quorum, or a leader being elected; try again in a few seconds)", events.ErrUnavailable, l.timeout)
+	}
+}
+
+// firstMessage waits for it's first message for at most the request
+// timeout (the iterator is stopped by the caller when it gives up, which
+// ends the wait).
+func (l *Log) firstMessage(ctx context.Context, it natsjs.MessagesContext) (natsjs.Msg, error) {
+	type next struct {
+		m   natsjs.Msg
+		err error
+	}
+	ch := make(chan next, 1)
+	go func() {
+		m, err := it.Next(natsjs.NextContext(ctx))
+		ch <- next{m, err}
+	}()
+	t := time.NewTimer(l.timeout)
+	defer t.Stop()
+	select {
+	case n := <-ch:
+		return n.m, n.err
+	case <-t.C:
+		return nil, fmt.Errorf("%w: the server delivered none of the log's events within %s (no quorum, or a leader being elected; try again in a few seconds)", events.ErrUnavailable, l.timeout)
 	}
 }
 
