@@ -269,7 +269,13 @@ func (l *Log) Append(ctx context.Context, key events.Key, expected uint64, batch
 		}
 		last = ack.Sequence
 	} else {
-		ack, err := jetstreamext.PublishMsgBatch(pctx, l.js, msgs)
+		// The first message's flow-control ack has a timeout of its own
+		// (the client's 5 s default): bound it too.
+		fc := jetstreamext.BatchFlowControl{AckFirst: true, AckTimeout: l.timeout}
+		if dl, ok := pctx.Deadline(); ok {
+			fc.AckTimeout = max(time.Until(dl), time.Millisecond)
+		}
+		ack, err := jetstreamext.PublishMsgBatch(pctx, l.js, msgs, fc)
 		if err != nil {
 			return l.appendError(ctx, key, expected, batch, err)
 		}

@@ -358,16 +358,28 @@ func testFailover(t *testing.T, c *natsproc.Cluster) {
 	total := 0
 	for battle, as := range acks {
 		key := events.Key{Campaign: camp, Battle: battle}
-		evs, err := check.log.Read(ctx, key, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var want []string
 		for _, a := range as {
 			for _, e := range a.out.Events {
 				want = append(want, e.ID)
 			}
 		}
+		// A fresh reader may be answered by a replica a moment behind the
+		// leader: read until the battle's head, as the leader knows it.
+		var evs []events.Envelope
+		jstest.CheckFor(t, 20*time.Second, 50*time.Millisecond, func() error {
+			head, err := check.log.Head(ctx, key)
+			if err != nil {
+				return err
+			}
+			if evs, err = check.log.Read(ctx, key, 0); err != nil {
+				return err
+			}
+			if n := len(evs); n == 0 || evs[n-1].Sequence < head {
+				return fmt.Errorf("%s: read %d events, not yet up to the head %d", key, n, head)
+			}
+			return nil
+		})
 		var got []string
 		for _, e := range evs {
 			got = append(got, e.ID)
@@ -417,10 +429,19 @@ func testBackup(t *testing.T, c *natsproc.Cluster) {
 	defer cancel()
 	src := openNode(t, c)
 	var buf bytes.Buffer
-	sum, err := backup.Write(ctx, &buf, src.log, src.vault, time.Now(), "natsproc cluster")
-	if err != nil {
-		t.Fatalf("backup as the ledger user: %v", err)
-	}
+	var sum backup.Summary
+	// The cluster has just lost and regained nodes: a backup that meets a
+	// leader being elected fails with ErrUnavailable and is taken again, as
+	// a person would.
+	jstest.CheckFor(t, 30*time.Second, 100*time.Millisecond, func() error {
+		buf.Reset()
+		var err error
+		sum, err = backup.Write(ctx, &buf, src.log, src.vault, time.Now(), "natsproc cluster")
+		if err != nil && !errors.Is(err, events.ErrUnavailable) {
+			t.Fatalf("backup as the ledger user: %v", err)
+		}
+		return err
+	})
 	names, err := src.vault.Names(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -438,6 +459,14 @@ func testBackup(t *testing.T, c *natsproc.Cluster) {
 
 	dst := natsproc.StartT(t)
 	to := openNode(t, dst)
+	// Both new streams have their leaders before the restore writes.
+	jstest.CheckFor(t, 20*time.Second, 50*time.Millisecond, func() error {
+		if _, err := to.log.Head(ctx, events.Key{Campaign: camp}); err != nil {
+			return err
+		}
+		_, err := to.vault.Names(ctx)
+		return err
+	})
 	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
@@ -445,7 +474,7 @@ func testBackup(t *testing.T, c *natsproc.Cluster) {
 	defer f.Close()
 	rs, err := backup.Restore(ctx, f, to.log, to.vault, backup.RestoreOptions{})
 	if err != nil {
-		t.Fatalf("restore as the ledger user: %v", err)
+		t.Fatalf("restore as the ledger user into a second cluster: %v", err)
 	}
 	if !rs.SequencesKept || rs.Events != sum.Events || rs.Sealed != sum.Sealed {
 		t.Fatalf("restored %+v, backed up %+v", rs, sum)
