@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clubledger/ledger/config"
+	ledgerjs "github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/events/jetstream/jstest"
 	"github.com/clubledger/ledger/internal/dicetest"
 )
@@ -30,6 +31,7 @@ func TestServeReadinessFollowsTheCluster(t *testing.T) {
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.NATS.URL = strings.Join([]string{c.URL(0), c.URL(1), c.URL(2)}, ",")
 	cfg.NATS.Replicas = 3
+	cfg.NATS.User, cfg.NATS.Password = ledgerjs.UserLedger, c.Credentials().Password(ledgerjs.UserLedger)
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := Serve(ctx, cfg, ServeOptions{AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil)), Entropy: dicetest.Entropy(t)})
 	if err != nil {
