@@ -584,8 +584,18 @@ func (l *Log) Head(ctx context.Context, key events.Key) (uint64, error) {
 	return seq, nil
 }
 
+// peerSilence is how long a stream's leader may go without hearing from a
+// replica before LastSequence counts it as gone: five of nats-server's
+// one-second heartbeats.
+const peerSilence = 5 * time.Second
+
 // LastSequence returns the sequence of the log's last event (0: empty), as
-// the stream leader knows it.
+// the stream leader knows it. A leader that has lost its quorum keeps
+// answering for a while (nats-server steps it down only after 10 to 20 s):
+// when it reports that fewer than a majority of the stream's servers,
+// itself included, have been heard from within peerSilence, LastSequence
+// answers events.ErrUnavailable instead, so that a readiness check sees the
+// lost quorum within seconds.
 func (l *Log) LastSequence(ctx context.Context) (uint64, error) {
 	rctx, cancel := bounded(ctx, l.timeout)
 	defer cancel()
@@ -593,5 +603,18 @@ func (l *Log) LastSequence(ctx context.Context) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("jetstream: last sequence: %w", unavailable(err))
 	}
-	return st.CachedInfo().State.LastSeq, nil
+	info := st.CachedInfo()
+	if ci := info.Cluster; ci != nil && len(ci.Replicas) > 0 {
+		up, all := 1, len(ci.Replicas)+1
+		for _, r := range ci.Replicas {
+			if !r.Offline && r.Active <= peerSilence {
+				up++
+			}
+		}
+		if up <= all/2 {
+			return 0, fmt.Errorf("jetstream: last sequence: %w: the stream's leader %s has heard from %d of its %d servers within %s: no quorum (start the missing servers)",
+				events.ErrUnavailable, ci.Leader, up, all, peerSilence)
+		}
+	}
+	return info.State.LastSeq, nil
 }
