@@ -239,6 +239,10 @@ type Status struct {
 	Projector string `json:"projector,omitempty"`
 	// DB is the projection file.
 	DB string `json:"db,omitempty"`
+	// Guard is what the stream guard found wrong with the log's and the
+	// vault's configuration (a limit that would drop events, deletes or
+	// purges allowed...), in words; empty when all is as the ledger needs.
+	Guard []string `json:"guard"`
 }
 
 // Verified says how the projection compares with a fresh build.

@@ -43,6 +43,9 @@ type App struct {
 	// projector, when a server runs one, keeps DB up to date; nil in the
 	// CLI, which brings DB up to date itself after a command.
 	projector *app.Projector
+	// guard checks the stream's and the vault's configuration (the stream
+	// guard): findings in words, none when all is as the ledger needs.
+	guard func(ctx context.Context) ([]string, error)
 }
 
 // AppOptions tune an App beyond its configuration.
@@ -134,6 +137,7 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
+	a.guard = func(ctx context.Context) ([]string, error) { return ledgerjs.Check(ctx, js, streamCfg, vaultCfg) }
 	// Both refuse to run on a stream or vault whose configuration lets
 	// events or sealed values be removed (the stream guard).
 	log, err := ledgerjs.Open(openCtx, js, streamCfg)
@@ -173,8 +177,8 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 // unavailable words a log that cannot be opened: what happened, what to do.
 func unavailable(what string, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, events.ErrUnavailable) {
-		return fmt.Errorf("%s: the NATS servers did not answer within %s (no quorum, or a leader being elected); check they are up and try again: %w",
-			what, openTimeout, events.ErrUnavailable)
+		return fmt.Errorf("%s: the NATS servers did not answer in time (no quorum, or a leader being elected); check they are up and try again: %w",
+			what, errors.Join(err, events.ErrUnavailable))
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
@@ -246,6 +250,11 @@ func (o adminOps) Status(ctx context.Context) (app.Status, error) {
 	st.Lag = last - min(st.Checkpoint, last)
 	if o.a.projector != nil {
 		st.Projector = o.a.projector.State()
+	}
+	if o.a.guard != nil {
+		if st.Guard, err = o.a.guard(ctx); err != nil {
+			st.Guard = []string{"the stream guard could not read the configuration: " + err.Error()}
+		}
 	}
 	return st, nil
 }

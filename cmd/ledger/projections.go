@@ -61,6 +61,9 @@ func (c *cli) projectionsStatusCommand() *cobra.Command {
 			if st.Log != "ok" {
 				fmt.Fprintf(c.stdout, "log: %s\n", st.Log)
 			}
+			for _, g := range st.Guard {
+				fmt.Fprintf(c.stdout, "stream guard: %s\n", g)
+			}
 			return nil
 		},
 	}

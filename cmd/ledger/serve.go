@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -253,6 +254,15 @@ func ready(ctx context.Context, a *App, cfg config.Config) web.Readiness {
 	} else {
 		rd.Checks["log"] = "ok"
 	}
+	if a.guard != nil {
+		if findings, err := a.guard(ctx); err != nil {
+			fail("stream", "the stream guard could not read the configuration: "+err.Error())
+		} else if len(findings) > 0 {
+			fail("stream", strings.Join(findings, "; "))
+		} else {
+			rd.Checks["stream"] = "ok"
+		}
+	}
 	switch st := a.projector.State(); {
 	case st != "running":
 		fail("projection", "the projector has "+st+"; see the server's log, then `ledger projections rebuild`")
@@ -294,6 +304,9 @@ SIGTERM or an interrupt shuts it down gracefully.`,
 				return err
 			}
 			fmt.Fprintf(c.stdout, "ledger: serving %s (data %s); the CLI on this machine goes through %s; stop with Ctrl-C\n", s.URL, cfg.DataDir, s.Door)
+			if usage := s.App.NATSToolsUsage(); usage != "" {
+				fmt.Fprintln(c.stdout, usage)
+			}
 			return s.Wait()
 		},
 	}
