@@ -82,6 +82,7 @@ type Service struct {
 	now     func() time.Time
 	retries int
 	entropy io.Reader
+	signer  *events.Signer
 
 	mu      sync.Mutex
 	streams map[events.Key]*stream
@@ -97,6 +98,9 @@ type Options struct {
 	// the operating system's random source unless a test needs a battle
 	// it can predict.
 	Entropy io.Reader
+	// Signer signs every event the service appends (the ledger's key,
+	// package keys); nil appends unsigned events, as before signing.
+	Signer *events.Signer
 }
 
 // NewService returns a service appending to log and keeping sealed values in vault.
@@ -110,7 +114,7 @@ func NewService(log events.Log, vault events.Vault, opts Options) *Service {
 	if opts.Entropy == nil {
 		opts.Entropy = crand.Reader
 	}
-	return &Service{log: log, vault: vault, now: opts.Now, retries: opts.Retries, entropy: opts.Entropy, streams: map[events.Key]*stream{}}
+	return &Service{log: log, vault: vault, now: opts.Now, retries: opts.Retries, entropy: opts.Entropy, signer: opts.Signer, streams: map[events.Key]*stream{}}
 }
 
 // stream caches one stream's folded state so that a command does not read
@@ -539,7 +543,7 @@ func (s *Service) run(ctx context.Context, key events.Key, c call, decide func(*
 		if st.last != nil {
 			expected = st.last.Sequence
 		}
-		if err := events.Chain(st.last, batch); err != nil {
+		if err := events.ChainSigned(st.last, batch, s.signer); err != nil {
 			return Outcome{}, err
 		}
 		if c.DryRun {
