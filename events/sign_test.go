@@ -59,6 +59,14 @@ func TestSignedChain(t *testing.T) {
 			t.Fatalf("authorship reads %q", a)
 		}
 	}
+	// Verified all at once, the same.
+	bad := append(append([]Envelope(nil), evs...), Envelope{Raw: []byte(`{"id":"x"}`)})
+	for i, v := range VerifySignatures(bad) {
+		want := verifyOne(&bad[i])
+		if v.Key != want.Key || (v.Err == nil) != (want.Err == nil) {
+			t.Fatalf("event %d: %+v, one by one %+v", i, v, want)
+		}
+	}
 	// The next event's prev_hash covers the signature of the one before.
 	if evs[1].PrevHash != Hash(evs[0].Raw) {
 		t.Fatal("prev_hash does not cover the signed bytes")
