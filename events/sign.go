@@ -3,10 +3,12 @@ package events
 import (
 	"bytes"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // The ledger signs every event it appends with its Ed25519 key
@@ -122,6 +124,18 @@ func (e *SignatureError) Error() string { return e.Reason }
 // whose key that is: Keyring.Check does. Errors: ErrUnsigned, or a
 // *SignatureError naming what does not hold.
 func VerifySignature(raw []byte) (keyHex string, err error) {
+	sum := sha256.Sum256(raw)
+	if k, ok := verified.get(sum); ok {
+		return k, nil
+	}
+	keyHex, err = verifySignature(raw)
+	if err == nil {
+		verified.put(sum, keyHex)
+	}
+	return keyHex, err
+}
+
+func verifySignature(raw []byte) (keyHex string, err error) {
 	unsigned, sigText, ok := splitSignature(raw)
 	if !ok {
 		return "", ErrUnsigned
@@ -145,4 +159,41 @@ func VerifySignature(raw []byte) (keyHex string, err error) {
 		return e.Signer, &SignatureError{Reason: fmt.Sprintf("its signature does not verify under the key it names (%s): its bytes were changed after signing, or it was never signed with that key", Fingerprint(e.Signer))}
 	}
 	return e.Signer, nil
+}
+
+// verified remembers the stored events whose signature held, by the
+// SHA-256 of their bytes: the same bytes verify the same way, and an
+// Ed25519 verification costs about a hundred times the hash. The audit of
+// a battle served again and again (the page, the API) then verifies only
+// what is new.
+var verified = &sigCache{m: map[[32]byte]string{}}
+
+// maxVerified bounds the cache (about 100 bytes an entry).
+const maxVerified = 1 << 16
+
+type sigCache struct {
+	mu sync.Mutex
+	m  map[[32]byte]string
+}
+
+func (c *sigCache) get(h [32]byte) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k, ok := c.m[h]
+	return k, ok
+}
+
+func (c *sigCache) put(h [32]byte, key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxVerified {
+		n := 0
+		for k := range c.m { // drop a quarter, whichever
+			delete(c.m, k)
+			if n++; n >= maxVerified/4 {
+				break
+			}
+		}
+	}
+	c.m[h] = key
 }
