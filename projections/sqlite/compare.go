@@ -15,6 +15,7 @@ var Tables = []string{
 	"unit_turns", "general_turns", "orders", "rolls", "unit_actions", "dice_periods", "dice_seeds",
 	"players", "flank_marches", "objectives", "victory_points", "victory_excluded", "disputes", "retractions",
 	"standings", "battle_results", "rosters", "roster_destroyed",
+	"stream_heads", "stopped_streams",
 }
 
 // TableDigest is one table's row count and a hash of its rows in primary

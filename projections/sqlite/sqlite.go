@@ -50,6 +50,9 @@ type DB struct {
 	// projected, so a batch need not load it from battle_state each time.
 	// Ended battles leave it: memory holds the open battles only.
 	battles map[events.Key]*battleState
+	// keys, when set, are the ledger's: only events signed by them, and
+	// following their stream's last event, are applied (verify.go).
+	keys *events.Keyring
 }
 
 var _ projections.Projection = (*DB)(nil)
@@ -60,6 +63,11 @@ type Options struct {
 	// Tests inject their own to project types or schema versions the
 	// program does not (yet) have.
 	Registry *events.Registry
+	// Keys are the ledger's keys (its key file): with them the projector
+	// applies only events the ledger signed (or stored before it signed),
+	// each following its stream's last one, and stops a stream at any
+	// other (Stopped). Nil applies every event, as before signing.
+	Keys *events.Keyring
 }
 
 // Open opens (creating if needed) the SQLite file at path, in WAL mode with
@@ -75,7 +83,7 @@ func OpenWith(path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DB{db: db, path: path, reg: opts.Registry, battles: map[events.Key]*battleState{}}, nil
+	return &DB{db: db, path: path, reg: opts.Registry, keys: opts.Keys, battles: map[events.Key]*battleState{}}, nil
 }
 
 // openFile opens the file and brings its schema up to date.
@@ -216,7 +224,8 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 		return fmt.Errorf("sqlite: begin: %w", err)
 	}
 	tx := &txw{Tx: sqlTx, stmts: map[string]*sql.Stmt{}}
-	bt := &batch{touched: map[events.Key]*battleState{}, standings: map[string]int{}}
+	bt := &batch{touched: map[events.Key]*battleState{}, standings: map[string]int{},
+		heads: map[events.Key]*streamHead{}, moved: map[events.Key]bool{}, stopped: map[events.Key]int{}}
 	touched := bt.touched
 	defer func() {
 		if err != nil {
@@ -228,16 +237,47 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 			}
 		}
 	}()
+	if err := d.loadStopped(ctx, tx, bt); err != nil {
+		return fmt.Errorf("sqlite: stopped streams: %w", err)
+	}
+	var verified []events.Verified
+	if d.keys != nil {
+		verified = events.VerifySignatures(evs)
+	}
 	last := cp
 	for i := range evs {
 		e := &evs[i]
 		if e.Sequence <= last {
 			continue
 		}
+		last = e.Sequence
+		key := e.Key()
+		if n, ok := bt.stopped[key]; ok {
+			bt.stopped[key] = n + 1
+			continue
+		}
+		h, err := d.head(ctx, tx, key, bt)
+		if err != nil {
+			return fmt.Errorf("sqlite: stream head of %s: %w", key, err)
+		}
+		var v events.Verified
+		if verified != nil {
+			v = verified[i]
+		}
+		if why := d.admit(e, v, h); why != "" {
+			if err := d.stop(ctx, tx, e, why, bt); err != nil {
+				return fmt.Errorf("sqlite: stop %s: %w", key, err)
+			}
+			continue
+		}
 		if err := d.applyEvent(ctx, tx, e, bt); err != nil {
 			return fmt.Errorf("sqlite: event %d (%s %s): %w", e.Sequence, e.Type, e.ID, err)
 		}
-		last = e.Sequence
+		h.version, h.hash = e.Version, events.Hash(e.Raw)
+		bt.moved[key] = true
+	}
+	if err := writeHeads(ctx, tx, bt); err != nil {
+		return fmt.Errorf("sqlite: stream heads: %w", err)
 	}
 	keys := make([]events.Key, 0, len(touched))
 	for k := range touched {
@@ -283,6 +323,12 @@ type batch struct {
 	// standings maps a campaign to the number of its first battle whose
 	// standings and rosters must be folded again.
 	standings map[string]int
+	// heads are the streams' last applied events (moved: changed by the
+	// batch); stopped the stopped streams, with how many of their events
+	// the batch skipped.
+	heads   map[events.Key]*streamHead
+	moved   map[events.Key]bool
+	stopped map[events.Key]int
 }
 
 func (d *DB) applyEvent(ctx context.Context, tx *txw, e *events.Envelope, bt *batch) error {
