@@ -53,6 +53,8 @@ type DB struct {
 	// keys, when set, are the ledger's: only events signed by them, and
 	// following their stream's last event, are applied (verify.go).
 	keys *events.Keyring
+	// damaged is what OpenWith did with an unreadable file, if anything.
+	damaged *Damaged
 }
 
 var _ projections.Projection = (*DB)(nil)
@@ -68,6 +70,11 @@ type Options struct {
 	// each following its stream's last one, and stops a stream at any
 	// other (Stopped). Nil applies every event, as before signing.
 	Keys *events.Keyring
+	// MoveDamaged: a file that cannot be read (cut short, a damaged
+	// header, not a database) is moved aside and an empty one made in its
+	// place, to be rebuilt from the log; DB.Damaged says what happened.
+	// Without it such a file fails with a *DamagedError.
+	MoveDamaged bool
 }
 
 // Open opens (creating if needed) the SQLite file at path, in WAL mode with
@@ -79,12 +86,16 @@ func OpenWith(path string, opts Options) (*DB, error) {
 	if opts.Registry == nil {
 		opts.Registry = campaign.Registry()
 	}
-	db, err := openFile(path)
+	db, damaged, err := openChecked(path, opts.MoveDamaged)
 	if err != nil {
 		return nil, err
 	}
-	return &DB{db: db, path: path, reg: opts.Registry, keys: opts.Keys, battles: map[events.Key]*battleState{}}, nil
+	return &DB{db: db, path: path, reg: opts.Registry, keys: opts.Keys, damaged: damaged, battles: map[events.Key]*battleState{}}, nil
 }
+
+// Damaged says what OpenWith did with a file it could not read (moved it
+// aside: Options.MoveDamaged), or nil when the file was sound.
+func (d *DB) Damaged() *Damaged { return d.damaged }
 
 // openFile opens the file and brings its schema up to date.
 func openFile(path string) (*sql.DB, error) {
