@@ -254,6 +254,7 @@ func (c *cli) loadConfig(cmd *cobra.Command) error {
 	def := config.Default()
 	c.v.SetDefault("data_dir", def.DataDir)
 	c.v.SetDefault("db", def.DB)
+	c.v.SetDefault("key_file", def.KeyFile)
 	c.v.SetDefault("nats.url", def.NATS.URL)
 	c.v.SetDefault("nats.creds", "")
 	c.v.SetDefault("nats.user", "")
