@@ -145,3 +145,7 @@ func (d *DB) StoppedAt(ctx context.Context, key events.Key) (*projections.Stoppe
 	}
 	return nil, nil
 }
+
+// Keys returns the ledger's keys the projection verifies with (nil: none):
+// a rebuild of it (Build) takes the same.
+func (d *DB) Keys() *events.Keyring { return d.keys }
