@@ -38,6 +38,9 @@ type TrustedKey struct {
 	// replaced: an event after it signed with this key is refused, but for
 	// the key changes it signs itself.
 	RetiredAt uint64 `json:"retired_at,omitempty"`
+	// Streams, when not empty, are the only streams the key is trusted
+	// for: another ledger's key, for the battles imported from it.
+	Streams []Key `json:"streams,omitempty"`
 }
 
 // Keyring is the set of keys whose signatures are the ledger's: the
@@ -71,6 +74,32 @@ func (k *Keyring) Keys() []TrustedKey {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
 	return slices.Clone(k.keys)
+}
+
+// Add trusts t as well (a battle imported from another ledger): a key
+// already trusted for some streams is trusted for t's too.
+func (k *Keyring) Add(t TrustedKey) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for i := range k.keys {
+		if k.keys[i].Key != t.Key {
+			continue
+		}
+		if len(k.keys[i].Streams) > 0 {
+			if len(t.Streams) == 0 {
+				k.keys[i].Streams = nil
+			} else {
+				for _, s := range t.Streams {
+					if !slices.Contains(k.keys[i].Streams, s) {
+						k.keys[i].Streams = append(k.keys[i].Streams, s)
+					}
+				}
+			}
+		}
+		return
+	}
+	t.Streams = slices.Clone(t.Streams)
+	k.keys = append(k.keys, t)
 }
 
 // Trusts returns the trusted key with the given hex, if it is one.
@@ -144,6 +173,9 @@ func (k *Keyring) Admit(e *Envelope, v Verified) (Authorship, error) {
 	if !ok {
 		return fail("it is signed by key %s, which is not one of the ledger's (%s)", Fingerprint(v.Key), k.fingerprints())
 	}
+	if len(t.Streams) > 0 && !slices.Contains(t.Streams, e.Key()) {
+		return fail("it is signed by key %s, which the ledger trusts only for the battles imported from it (%s)", Fingerprint(v.Key), keyList(t.Streams))
+	}
 	if t.RetiredAt > 0 && e.Sequence > t.RetiredAt && e.Type != KeyChangedType {
 		return fail("it is signed by key %s, which was replaced at log sequence %d", Fingerprint(v.Key), t.RetiredAt)
 	}
@@ -189,15 +221,25 @@ func VerifySignatures(evs []Envelope) []Verified {
 	return out
 }
 
+func keyList(ks []Key) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = k.String()
+	}
+	return strings.Join(s, ", ")
+}
+
 func (k *Keyring) fingerprints() string {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
 	if len(k.keys) == 0 {
 		return "none known"
 	}
-	fs := make([]string, len(k.keys))
-	for i, t := range k.keys {
-		fs[i] = Fingerprint(t.Key)
+	var fs []string
+	for _, t := range k.keys {
+		if len(t.Streams) == 0 {
+			fs = append(fs, Fingerprint(t.Key))
+		}
 	}
 	return strings.Join(fs, ", ")
 }
@@ -255,6 +297,6 @@ func (k *Keyring) Learn(e *Envelope) error {
 	if k.keys[from].RetiredAt == 0 && e.Sequence > 0 {
 		k.keys[from].RetiredAt = e.Sequence
 	}
-	k.keys = append(k.keys, TrustedKey{Key: c.To})
+	k.keys = append(k.keys, TrustedKey{Key: c.To, Streams: slices.Clone(k.keys[from].Streams)})
 	return nil
 }

@@ -50,6 +50,9 @@ func NewSigner(priv ed25519.PrivateKey) (*Signer, error) {
 	return &Signer{priv: priv, pub: pub, hex: hex.EncodeToString(pub)}, nil
 }
 
+// Seed returns the private key's seed, for whoever keeps it (package keys).
+func (s *Signer) Seed() []byte { return s.priv.Seed() }
+
 // Public returns the signer's public key.
 func (s *Signer) Public() ed25519.PublicKey { return s.pub }
 

@@ -217,3 +217,36 @@ func TestKeyChange(t *testing.T) {
 		t.Fatalf("old key after the change: %v", err)
 	}
 }
+
+// TestKeyTrustedForSomeStreams: another ledger's key, trusted for the
+// battle imported from it, signs nothing else here.
+func TestKeyTrustedForSomeStreams(t *testing.T) {
+	ours, theirs := testSigner(t, 1), testSigner(t, 2)
+	imported := Key{Campaign: "c1", Battle: "b1"}
+	ring := NewKeyring(0, TrustedKey{Key: ours.KeyHex()})
+	ring.Add(TrustedKey{Key: theirs.KeyHex(), Streams: []Key{imported}})
+	evs := batch(1) // c1/b1
+	if err := ChainSigned(nil, evs, theirs); err != nil {
+		t.Fatal(err)
+	}
+	evs[0].Sequence = 1
+	if _, err := ring.Check(&evs[0]); err != nil {
+		t.Fatalf("the imported battle: %v", err)
+	}
+	other := batch(1)
+	other[0].Battle, other[0].ID = "b2", "c1/b2/cmd/a"
+	if err := ChainSigned(nil, other, theirs); err != nil {
+		t.Fatal(err)
+	}
+	other[0].Sequence = 2
+	if _, err := ring.Check(&other[0]); err == nil || !strings.Contains(err.Error(), "only for the battles imported from it (c1/b1)") {
+		t.Fatalf("another battle: %v", err)
+	}
+	ring.Add(TrustedKey{Key: theirs.KeyHex(), Streams: []Key{{Campaign: "c1", Battle: "b2"}}})
+	if _, err := ring.Check(&other[0]); err != nil {
+		t.Fatalf("after a second import: %v", err)
+	}
+	if got := ring.Keys(); len(got) != 2 || len(got[1].Streams) != 2 {
+		t.Fatalf("keys: %+v", got)
+	}
+}

@@ -11,13 +11,16 @@
 //	{"format":"ledger-keys-v1",
 //	 "signing":"<hex Ed25519 seed>","created":"…","signed_from":1,
 //	 "retired":[{"key":"<hex public key>","retired_at":1234}],
+//	 "imported":[{"key":"<hex public key>","campaign":"c","battle":"b"}],
 //	 "vault":"<hex 32 bytes>"}
 //
 // signed_from is the first log sequence the ledger signed: events before it
 // were written by a ledger without a key and read as unsigned (legacy).
 // retired lists the public keys a rotation replaced, oldest first, with
 // the log sequence at which each was replaced: the ledger still trusts
-// their signatures on the events before.
+// their signatures on the events before. imported lists other ledgers' keys
+// and the battle imported from each (ledger import): trusted for that
+// battle only.
 package keys
 
 import (
@@ -54,14 +57,22 @@ type Retired struct {
 	At time.Time `json:"at"`
 }
 
+// Imported is another ledger's key, trusted for one battle imported from it.
+type Imported struct {
+	Key      string `json:"key"`
+	Campaign string `json:"campaign"`
+	Battle   string `json:"battle"`
+}
+
 // file is the key file's JSON.
 type file struct {
-	Format     string    `json:"format"`
-	Signing    string    `json:"signing"`
-	Created    time.Time `json:"created"`
-	SignedFrom uint64    `json:"signed_from"`
-	Retired    []Retired `json:"retired"`
-	Vault      string    `json:"vault"`
+	Format     string     `json:"format"`
+	Signing    string     `json:"signing"`
+	Created    time.Time  `json:"created"`
+	SignedFrom uint64     `json:"signed_from"`
+	Retired    []Retired  `json:"retired"`
+	Imported   []Imported `json:"imported,omitempty"`
+	Vault      string     `json:"vault"`
 }
 
 // Keys is a loaded key file.
@@ -76,6 +87,8 @@ type Keys struct {
 	SignedFrom uint64
 	// Retired are the replaced signing keys, oldest first.
 	Retired []Retired
+	// Imported are other ledgers' keys, each for a battle imported from it.
+	Imported []Imported
 	// Created is when the file was made.
 	Created time.Time
 }
@@ -88,7 +101,11 @@ func (k *Keys) Keyring() *events.Keyring {
 		ts = append(ts, events.TrustedKey{Key: r.Key, RetiredAt: r.RetiredAt})
 	}
 	ts = append(ts, events.TrustedKey{Key: k.Signer.KeyHex()})
-	return events.NewKeyring(k.SignedFrom, ts...)
+	ring := events.NewKeyring(k.SignedFrom, ts...)
+	for _, im := range k.Imported {
+		ring.Add(events.TrustedKey{Key: im.Key, Streams: []events.Key{{Campaign: im.Campaign, Battle: im.Battle}}})
+	}
+	return ring
 }
 
 // SealVault returns v sealed with the file's vault key.
@@ -138,7 +155,7 @@ func Load(path string) (*Keys, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Keys{Path: path, Signer: s, Vault: vault, SignedFrom: f.SignedFrom, Retired: f.Retired, Created: f.Created}, nil
+	return &Keys{Path: path, Signer: s, Vault: vault, SignedFrom: f.SignedFrom, Retired: f.Retired, Imported: f.Imported, Created: f.Created}, nil
 }
 
 // Create makes a new key file at path (refusing to replace one), owner-only,
@@ -224,30 +241,66 @@ func (k *Keys) Rotate(retiredAt uint64, random io.Reader) (old *events.Signer, n
 		return nil, nil, fmt.Errorf("keys: %w", err)
 	}
 	retired := append(append([]Retired(nil), k.Retired...), Retired{Key: k.Signer.KeyHex(), RetiredAt: retiredAt, At: time.Now().UTC().Truncate(time.Second)})
-	f := file{Format: Format, Signing: hex.EncodeToString(seed), Created: k.Created, SignedFrom: k.SignedFrom,
-		Retired: retired, Vault: hex.EncodeToString(k.Vault)}
-	tmp, err := os.CreateTemp(filepath.Dir(k.Path), ".ledger-key-*")
-	if err != nil {
-		return nil, nil, fmt.Errorf("keys: %w", err)
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return nil, nil, fmt.Errorf("keys: %w", err)
-	}
-	if err := writeFile(tmp, f); err != nil {
-		os.Remove(tmp.Name())
+	f := k.file()
+	f.Signing, f.Retired = hex.EncodeToString(seed), retired
+	if err := replaceFile(k.Path, f); err != nil {
 		return nil, nil, err
-	}
-	if err := os.Rename(tmp.Name(), k.Path); err != nil {
-		os.Remove(tmp.Name())
-		return nil, nil, fmt.Errorf("keys: %w", err)
 	}
 	next, err = Load(k.Path)
 	if err != nil {
 		return nil, nil, err
 	}
 	return k.Signer, next, nil
+}
+
+// Import trusts another ledger's key for one battle imported from it
+// (ledger import, after its export passed the audit), and records it in
+// the file.
+func (k *Keys) Import(keyHex string, battle events.Key) error {
+	if b, err := hex.DecodeString(keyHex); err != nil || len(b) != ed25519.PublicKeySize {
+		return fmt.Errorf("keys: import: %q is not a hex Ed25519 public key", keyHex)
+	}
+	im := Imported{Key: keyHex, Campaign: battle.Campaign, Battle: battle.Battle}
+	for _, have := range k.Imported {
+		if have == im {
+			return nil
+		}
+	}
+	f := k.file()
+	f.Imported = append(f.Imported, im)
+	if err := replaceFile(k.Path, f); err != nil {
+		return err
+	}
+	k.Imported = f.Imported
+	return nil
+}
+
+// file is what k writes back.
+func (k *Keys) file() file {
+	return file{Format: Format, Signing: hex.EncodeToString(k.Signer.Seed()), Created: k.Created, SignedFrom: k.SignedFrom,
+		Retired: append([]Retired{}, k.Retired...), Imported: append([]Imported(nil), k.Imported...), Vault: hex.EncodeToString(k.Vault)}
+}
+
+// replaceFile writes f over path atomically, owner-only.
+func replaceFile(path string, f file) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".ledger-key-*")
+	if err != nil {
+		return fmt.Errorf("keys: %w", err)
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("keys: %w", err)
+	}
+	if err := writeFile(tmp, f); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("keys: %w", err)
+	}
+	return nil
 }
 
 // errStop ends a Follow once it has what it came for.

@@ -126,3 +126,37 @@ func TestFirstSequence(t *testing.T) {
 		t.Fatalf("signed log: %v", err)
 	}
 }
+
+// TestImport: another ledger's key is trusted for the battle imported from
+// it, in the file, and in no other battle.
+func TestImport(t *testing.T) {
+	path := filepath.Join(t.TempDir(), keys.DefaultFile)
+	k, err := keys.Create(path, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := keys.Create(filepath.Join(t.TempDir(), "other.key"), 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := events.Key{Campaign: "c1", Battle: "b1"}
+	for range 2 {
+		if err := k.Import(other.Signer.KeyHex(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := k.Import("00", b); err == nil {
+		t.Fatal("a bad key was imported")
+	}
+	loaded, err := keys.Load(path)
+	if err != nil || len(loaded.Imported) != 1 || loaded.Signer.KeyHex() != k.Signer.KeyHex() || string(loaded.Vault) != string(k.Vault) {
+		t.Fatalf("after import: %+v %v", loaded, err)
+	}
+	t2, ok := loaded.Keyring().Trusts(other.Signer.KeyHex())
+	if !ok || len(t2.Streams) != 1 || t2.Streams[0] != b {
+		t.Fatalf("trusted as %+v", t2)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", st.Mode())
+	}
+}

@@ -106,8 +106,10 @@ type Signer struct {
 	Events int `json:"events"`
 	// Trust says why the audit took it for the ledger's: "key file" (the
 	// live ledger's keys), "export header" (the first key an export
-	// names), "key change" (endorsed by the key before), or "first signer"
-	// (nothing else was given: compare the fingerprint with `ledger keys`).
+	// names), "key change" (endorsed by the key before), "imported"
+	// (another ledger's key, trusted for the battles imported from it), or
+	// "first signer" (nothing else was given: compare the fingerprint with
+	// the ledger's, `ledger keys`).
 	Trust string `json:"trust"`
 }
 

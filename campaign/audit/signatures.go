@@ -17,6 +17,7 @@ const (
 	TrustExportHeader = "export header"
 	TrustKeyChange    = "key change"
 	TrustFirstSigner  = "first signer"
+	TrustImported     = "imported"
 )
 
 // signatures checks check 2: every event's signature (events/sign.go) is
@@ -31,6 +32,9 @@ func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, 
 	if ring != nil {
 		for _, k := range ring.Keys() {
 			trust[k.Key] = TrustKeyFile
+			if len(k.Streams) > 0 {
+				trust[k.Key] = TrustImported
+			}
 		}
 	} else if opt.meta != nil && len(opt.meta.Keys) > 0 {
 		ring = a.headerKeyring(opt.meta, trust)
@@ -84,12 +88,18 @@ func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, 
 			}
 			continue
 		}
-		idx := slices.IndexFunc(ring.Keys(), func(t events.TrustedKey) bool { return t.Key == v.Key })
-		if idx < lastKey {
-			notSigned("it is signed by key %s after key %s had replaced it in this stream", events.Fingerprint(v.Key), events.Fingerprint(ring.Keys()[lastKey].Key))
-			continue
+		// Along the ledger's own keys (not another ledger's, trusted for
+		// an imported battle), an older key never signs after a newer one.
+		all := ring.Keys()
+		idx := slices.IndexFunc(all, func(t events.TrustedKey) bool { return t.Key == v.Key })
+		if len(all[idx].Streams) == 0 {
+			if idx < lastKey {
+				notSigned("it is signed by key %s after key %s had replaced it in this stream", events.Fingerprint(v.Key), events.Fingerprint(all[lastKey].Key))
+				continue
+			}
+			lastKey = idx
 		}
-		lastKey, signedSeen = idx, true
+		signedSeen = true
 		if counts[v.Key] == 0 {
 			order = append(order, v.Key)
 		}
