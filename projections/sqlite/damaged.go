@@ -161,3 +161,13 @@ func openChecked(path string, move bool) (*sql.DB, *Damaged, error) {
 	}
 	return db, d, nil
 }
+
+// unreadableErr turns SQLite saying the file is damaged into a
+// *DamagedError, which says what to do; other errors pass as they are.
+func (d *DB) unreadableErr(err error) error {
+	var de *DamagedError
+	if err == nil || errors.As(err, &de) || !unreadable(err) {
+		return err
+	}
+	return &DamagedError{Path: d.path, Reason: err.Error()}
+}

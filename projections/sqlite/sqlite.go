@@ -200,7 +200,8 @@ func migrate(ctx context.Context, db *sql.DB) error {
 func (d *DB) Checkpoint(ctx context.Context) (uint64, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	return d.checkpoint(ctx)
+	cp, err := d.checkpoint(ctx)
+	return cp, d.unreadableErr(err)
 }
 
 func (d *DB) checkpoint(ctx context.Context) (uint64, error) {
@@ -222,6 +223,7 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 	if len(evs) == 0 {
 		return nil
 	}
+	defer func() { err = d.unreadableErr(err) }()
 	d.apply.Lock()
 	defer d.apply.Unlock()
 	d.mu.RLock()
