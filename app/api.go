@@ -153,11 +153,15 @@ type EventsPage struct {
 	// Signatures is SignaturesHold when every event was signed by the
 	// ledger (or stored before it signed), else the first that was not,
 	// checked over every event; empty where the ledger has no keys.
-	Signatures string      `json:"signatures,omitempty"`
-	Events     []EventView `json:"events"`
+	Signatures string `json:"signatures,omitempty"`
+	// Unsigned counts the events stored before the ledger signed (they
+	// pass, unproven).
+	Unsigned int         `json:"unsigned,omitempty"`
+	Events   []EventView `json:"events"`
 }
 
-// SignaturesHold is EventsPage.Signatures when every event is the ledger's.
+// SignaturesHold is EventsPage.Signatures when every event is the ledger's
+// (or stored before it signed: Unsigned counts those).
 const SignaturesHold = "every event signed by the ledger"
 
 // ChainIntact is EventsPage.Chain for an unbroken chain.

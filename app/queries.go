@@ -224,6 +224,9 @@ func (s *Session) Events(ctx context.Context, key events.Key, after uint64) (Eve
 				}
 			default:
 				signed[evs[i].Version] = a.String()
+				if a.Legacy {
+					page.Unsigned++
+				}
 			}
 		}
 		for i := range page.Events {

@@ -133,8 +133,13 @@ func (c *cli) logCommand() *cobra.Command {
 				if page.Chain == app.ChainIntact {
 					fmt.Fprintf(c.stdout, "\nhash chain: %d events, intact; head %s\n", page.Last, page.Head)
 				}
-				if page.Signatures == app.SignaturesHold {
+				switch {
+				case page.Signatures == app.SignaturesHold && page.Unsigned == 0:
 					fmt.Fprintf(c.stdout, "signatures: %s\n", page.Signatures)
+				case page.Signatures == app.SignaturesHold && page.Unsigned == int(page.Last):
+					fmt.Fprintf(c.stdout, "signatures: none: every event was stored before the ledger signed (their author is not proven)\n")
+				case page.Signatures == app.SignaturesHold:
+					fmt.Fprintf(c.stdout, "signatures: every event signed by the ledger but %d stored before it signed (their author is not proven)\n", page.Unsigned)
 				}
 			}
 			if page.Chain != app.ChainIntact && verify {
