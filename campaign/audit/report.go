@@ -109,7 +109,7 @@ type Signer struct {
 	// names), "key change" (endorsed by the key before), "imported"
 	// (another ledger's key, trusted for the battles imported from it), or
 	// "first signer" (nothing else was given: compare the fingerprint with
-	// the ledger's, `ledger keys`).
+	// the one `ledger audit` or `ledger log` shows on the ledger itself).
 	Trust string `json:"trust"`
 }
 

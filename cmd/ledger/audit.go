@@ -46,7 +46,8 @@ order outcomes against their exact expected numbers.
 With CAMPAIGN/BATTLE it reads the live log; with --file it reads an export
 (ledger export) and needs no ledger at all ("-" reads standard input): the
 export's header names the ledger's keys; --key checks that they are the
-ledger you trust (its fingerprint, ledger keys shows it).
+ledger you trust (its fingerprint: ledger audit and ledger log show it on the
+ledger itself).
 Digital rolls of a period not yet revealed are "pending" while the battle is
 in progress, and a failure once it has ended. Exit code 4 if any check fails.`,
 		Args: cobra.MaximumNArgs(1),
@@ -103,7 +104,7 @@ in progress, and a failure once it has ended. Exit code 4 if any check fails.`,
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "audit an export file instead of the live log (- for standard input)")
 	cmd.Flags().StringVar(&head, "head", "", "a head hash you kept (at least 16 hex digits): check it is an event of this chain")
-	cmd.Flags().StringVar(&trust, "key", "", "with --file: the fingerprint of the ledger key you trust (ledger keys)")
+	cmd.Flags().StringVar(&trust, "key", "", "with --file: the fingerprint of the ledger key you trust (ledger audit or ledger log shows it)")
 	return cmd
 }
 
