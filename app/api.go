@@ -127,6 +127,10 @@ type EventView struct {
 	// disputed event of a dispute, its ruling and its corrections; the
 	// events of a retracted command (docs/disputes.md).
 	Refers []uint64 `json:"refers,omitempty"`
+	// Signed says who signed the event, against the ledger's keys:
+	// "signed <fingerprint>", "unsigned (before signing)", or "NOT SIGNED
+	// BY THE LEDGER: <why>" (docs/audit.md). Empty where not checked.
+	Signed string `json:"signed,omitempty"`
 }
 
 // Envelope returns the event's envelope (without its stored bytes).
@@ -145,9 +149,20 @@ type EventsPage struct {
 	Last uint64 `json:"last"`
 	Head string `json:"head"`
 	// Chain is "intact", or what breaks it, checked over every event.
-	Chain  string      `json:"chain"`
-	Events []EventView `json:"events"`
+	Chain string `json:"chain"`
+	// Signatures is SignaturesHold when every event was signed by the
+	// ledger (or stored before it signed), else the first that was not,
+	// checked over every event; empty where the ledger has no keys.
+	Signatures string `json:"signatures,omitempty"`
+	// Unsigned counts the events stored before the ledger signed (they
+	// pass, unproven).
+	Unsigned int         `json:"unsigned,omitempty"`
+	Events   []EventView `json:"events"`
 }
+
+// SignaturesHold is EventsPage.Signatures when every event is the ledger's
+// (or stored before it signed: Unsigned counts those).
+const SignaturesHold = "every event signed by the ledger"
 
 // ChainIntact is EventsPage.Chain for an unbroken chain.
 const ChainIntact = "intact"
@@ -243,6 +258,9 @@ type Status struct {
 	// vault's configuration (a limit that would drop events, deletes or
 	// purges allowed...), in words; empty when all is as the ledger needs.
 	Guard []string `json:"guard"`
+	// Stopped are the streams the projector stopped at an event the ledger
+	// did not write (projections.Stopped says which, why, what to do).
+	Stopped []projections.Stopped `json:"stopped,omitempty"`
 }
 
 // Verified says how the projection compares with a fresh build.

@@ -58,6 +58,9 @@ type Options struct {
 	// Observer, when set, is told of every command the door answers (the
 	// server's metrics).
 	Observer Observer
+	// Keys are the ledger's keys (its key file): the audit checks every
+	// signature against them, and an export carries them.
+	Keys *events.Keyring
 }
 
 // Observer is told what the door does: each command, by name, with its

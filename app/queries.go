@@ -206,6 +206,33 @@ func (s *Session) Events(ctx context.Context, key events.Key, after uint64) (Eve
 	if err := events.VerifyChain(evs); err != nil {
 		page.Chain = err.Error()
 	}
+	if ring := s.l.opts.Keys; ring != nil {
+		page.Signatures = SignaturesHold
+		signed := map[uint64]string{}
+		for i, v := range events.VerifySignatures(evs) {
+			a, err := ring.Admit(&evs[i], v)
+			switch {
+			case err != nil:
+				var ns *events.NotSignedError
+				why := err.Error()
+				if errors.As(err, &ns) {
+					why = ns.Reason
+				}
+				signed[evs[i].Version] = "NOT SIGNED BY THE LEDGER: " + why
+				if page.Signatures == SignaturesHold {
+					page.Signatures = err.Error()
+				}
+			default:
+				signed[evs[i].Version] = a.String()
+				if a.Legacy {
+					page.Unsigned++
+				}
+			}
+		}
+		for i := range page.Events {
+			page.Events[i].Signed = signed[page.Events[i].Version]
+		}
+	}
 	return page, nil
 }
 
@@ -345,7 +372,10 @@ func (s *Session) Audit(ctx context.Context, key events.Key, opt AuditOptions) (
 	if err != nil {
 		return nil, s.fail(err, noVars)
 	}
-	ao := audit.Options{Key: key, Head: opt.Head}
+	ao := audit.Options{Key: key, Keys: s.l.opts.Keys}
+	if opt.Head != "" {
+		ao.Heads = []string{opt.Head}
+	}
 	withheld := false
 	for _, e := range evs {
 		withheld = withheld || !p.CanRead(e.Audience)
@@ -377,10 +407,33 @@ func (s *Session) Export(ctx context.Context, key events.Key, opt ExportOptions,
 		return ExportSummary{}, s.fail(forbidden("only an umpire exports hidden events in full"), noVars)
 	}
 	meta := audit.Meta{Campaign: key.Campaign, Battle: key.Battle, ExportedAt: s.l.opts.Now().UTC().Truncate(time.Second), Umpire: opt.Umpire}
+	if err := s.exportKeys(ctx, &meta); err != nil {
+		return ExportSummary{}, s.fail(err, noVars)
+	}
 	if err := audit.WriteExport(w, meta, evs); err != nil {
 		return ExportSummary{}, s.fail(err, noVars)
 	}
 	return ExportSummary{Events: len(evs), Head: events.Hash(evs[len(evs)-1].Raw)}, nil
+}
+
+// exportKeys gives an export what verifies its signatures on its own: from
+// when the ledger signs, and the campaign's key changes (read from its own
+// stream; nothing else of it goes into the export).
+func (s *Session) exportKeys(ctx context.Context, meta *audit.Meta) error {
+	if s.l.opts.Keys == nil {
+		return nil
+	}
+	meta.SignedFrom = s.l.opts.Keys.SignedFrom()
+	camp, err := s.l.opts.Log.Read(ctx, events.Key{Campaign: meta.Campaign}, 0)
+	if err != nil {
+		return err
+	}
+	for _, e := range camp {
+		if e.Type == events.KeyChangedType {
+			meta.KeyChanges = append(meta.KeyChanges, e)
+		}
+	}
+	return nil
 }
 
 // ErrNotCharge is what a picture's charge overlay answers for an event

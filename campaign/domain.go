@@ -176,6 +176,12 @@ func Describe(e events.Envelope, payload json.RawMessage) string {
 			return err.Error()
 		}
 		return fmt.Sprintf("%s was given a new token (%.8s…); the old one no longer works", r.Player, r.TokenHash)
+	case events.KeyChangedType:
+		c, err := events.ParseKeyChange(&e)
+		if err != nil {
+			return err.Error()
+		}
+		return fmt.Sprintf("the ledger's signing key changed from %s to %s (signed by the old key)", events.Fingerprint(c.From), events.Fingerprint(c.To))
 	}
 	return e.Type
 }

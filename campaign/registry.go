@@ -21,6 +21,7 @@ func Registry() *events.Registry {
 		r.Register(EvBattleAdded, 1, "a battle was added to the campaign, numbered in order")
 		r.Register(EvPlayerAdded, 1, "a person was given a role (umpire, player of a side, reader) and a token, stored as its SHA-256")
 		r.Register(EvTokenReissued, 1, "a person's token was replaced; the old one no longer works")
+		events.RegisterTypes(r) // ledger.key_changed
 		for _, t := range rules.EventTypes() {
 			r.Register(t.Name, t.Schema, t.Doc)
 		}

@@ -82,6 +82,8 @@ type Service struct {
 	now     func() time.Time
 	retries int
 	entropy io.Reader
+	signer  *events.Signer
+	keys    *events.Keyring
 
 	mu      sync.Mutex
 	streams map[events.Key]*stream
@@ -97,6 +99,15 @@ type Options struct {
 	// the operating system's random source unless a test needs a battle
 	// it can predict.
 	Entropy io.Reader
+	// Signer signs every event the service appends (the ledger's key,
+	// package keys); nil appends unsigned events, as before signing.
+	Signer *events.Signer
+	// Keys, when set, are the ledger's keys: every event the service reads
+	// from the log must be signed by one of them (or be older than
+	// signing) and follow the one before in its stream, so that the
+	// service never decides on, nor signs on top of, an event the ledger
+	// did not write (docs/audit.md).
+	Keys *events.Keyring
 }
 
 // NewService returns a service appending to log and keeping sealed values in vault.
@@ -110,7 +121,7 @@ func NewService(log events.Log, vault events.Vault, opts Options) *Service {
 	if opts.Entropy == nil {
 		opts.Entropy = crand.Reader
 	}
-	return &Service{log: log, vault: vault, now: opts.Now, retries: opts.Retries, entropy: opts.Entropy, streams: map[events.Key]*stream{}}
+	return &Service{log: log, vault: vault, now: opts.Now, retries: opts.Retries, entropy: opts.Entropy, signer: opts.Signer, keys: opts.Keys, streams: map[events.Key]*stream{}}
 }
 
 // stream caches one stream's folded state so that a command does not read
@@ -177,9 +188,30 @@ func (s *Service) refresh(ctx context.Context, st *stream) error {
 		return fmt.Errorf("campaign: read %s: %w", st.key, err)
 	}
 	for i := range evs {
+		if s.keys != nil {
+			if err := verifyRead(s.keys, st.last, &evs[i]); err != nil {
+				return fmt.Errorf("campaign: %s is stopped at an event the ledger did not write: %w; nothing more is appended to it (ledger audit names it)", st.key, err)
+			}
+		}
 		if err := st.fold(evs[i]); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// verifyRead checks one event read from the log: signed by the ledger and
+// chained after last.
+func verifyRead(keys *events.Keyring, last, e *events.Envelope) error {
+	if _, err := keys.Check(e); err != nil {
+		return err
+	}
+	want, prev := uint64(1), ""
+	if last != nil {
+		want, prev = last.Version+1, events.Hash(last.Raw)
+	}
+	if e.Version != want || e.PrevHash != prev {
+		return &events.ChainError{Version: e.Version, ID: e.ID, Reason: fmt.Sprintf("version %d and prev_hash %.12s… do not follow the stream's last event (version %d)", e.Version, e.PrevHash, want-1)}
 	}
 	return nil
 }
@@ -539,7 +571,7 @@ func (s *Service) run(ctx context.Context, key events.Key, c call, decide func(*
 		if st.last != nil {
 			expected = st.last.Sequence
 		}
-		if err := events.Chain(st.last, batch); err != nil {
+		if err := events.ChainSigned(st.last, batch, s.signer); err != nil {
 			return Outcome{}, err
 		}
 		if c.DryRun {

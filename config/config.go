@@ -23,6 +23,9 @@ type Config struct {
 	NATS NATS `mapstructure:"nats" yaml:"nats" json:"nats"`
 	// DB is the SQLite projection file; empty means DataDir/ledger.db.
 	DB string `mapstructure:"db" yaml:"db" json:"db"`
+	// KeyFile holds the ledger's signing key and vault key, outside NATS
+	// (package keys); empty means DataDir/ledger.key. Made at first start.
+	KeyFile string `mapstructure:"key_file" yaml:"key_file" json:"key_file"`
 	// HTTP is the address `ledger serve` listens on. Default loopback only.
 	HTTP HTTP `mapstructure:"http" yaml:"http" json:"http"`
 	// Lang is the language of messages: "en" or "ru".
@@ -117,6 +120,14 @@ func (c Config) DBPath() string {
 		return c.DB
 	}
 	return filepath.Join(c.DataDir, "ledger.db")
+}
+
+// KeyPath returns the key file in use.
+func (c Config) KeyPath() string {
+	if c.KeyFile != "" {
+		return c.KeyFile
+	}
+	return filepath.Join(c.DataDir, "ledger.key")
 }
 
 // Embedded reports whether the ledger runs its own NATS server.

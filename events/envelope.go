@@ -96,6 +96,14 @@ type Envelope struct {
 	PrevHash string `json:"prev_hash"`
 	// Payload is the event's JSON body, whose shape Type and Schema define.
 	Payload json.RawMessage `json:"payload"`
+	// Signer is the hex Ed25519 public key of the ledger key that signed
+	// the event; Sig its base64 signature (sign.go). Both are absent on
+	// events written before the ledger signed: such an event encodes to
+	// exactly the bytes it was stored as. Sig is always the last member of
+	// the stored JSON, so that the signed bytes are the stored bytes
+	// without it.
+	Signer string `json:"signer,omitempty"`
+	Sig    string `json:"sig,omitempty"`
 
 	// Sequence is the position of this event in the whole log, set by the
 	// store on read and on append. Not part of the stored message.
@@ -147,8 +155,13 @@ func Hash(raw []byte) string {
 
 // Chain stamps a command's new events so that they follow last (nil for an
 // empty stream): versions continue without gaps and each event carries the
-// hash of the one before. It encodes each event and sets its Raw.
-func Chain(last *Envelope, batch []Envelope) error {
+// hash of the one before. It encodes each event and sets its Raw. The events
+// are not signed: the service chains with ChainSigned.
+func Chain(last *Envelope, batch []Envelope) error { return ChainSigned(last, batch, nil) }
+
+// ChainSigned is Chain with each event signed by s (nil: unsigned) before
+// it is hashed, so that the next event's prev_hash covers the signature too.
+func ChainSigned(last *Envelope, batch []Envelope, s *Signer) error {
 	var version uint64
 	prev := ""
 	if last != nil {
@@ -162,12 +175,19 @@ func Chain(last *Envelope, batch []Envelope) error {
 		version++
 		batch[i].Version = version
 		batch[i].PrevHash = prev
-		raw, err := batch[i].Encode()
-		if err != nil {
-			return err
+		if s != nil {
+			if err := s.Sign(&batch[i]); err != nil {
+				return err
+			}
+		} else {
+			batch[i].Signer, batch[i].Sig = "", ""
+			raw, err := batch[i].Encode()
+			if err != nil {
+				return err
+			}
+			batch[i].Raw = raw
 		}
-		batch[i].Raw = raw
-		prev = Hash(raw)
+		prev = Hash(batch[i].Raw)
 	}
 	return nil
 }

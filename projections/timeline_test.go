@@ -105,6 +105,19 @@ func TestTimelineEqualsLiveState(t *testing.T) {
 		if _, err := tl.At(tl.Len() + 1); err == nil {
 			t.Fatal("a state after the last event")
 		}
+		// The head at each event is its stored bytes' hash.
+		stored, err := log.Read(ctx, key, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range stored {
+			if got := tl.Hash(e.Version); got != events.Hash(e.Raw) {
+				t.Fatalf("every %d: hash at %d is %q", every, e.Version, got)
+			}
+		}
+		if tl.Hash(0) != "" || tl.Hash(tl.Len()+1) != "" {
+			t.Fatal("a hash outside the battle")
+		}
 	}
 	// Each version's hash is its stored event's (the head at that version).
 	stored, err := log.Read(ctx, key, 0)

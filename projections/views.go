@@ -1,6 +1,9 @@
 package projections
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrNotFound is returned by a read model's queries for a campaign or
 // battle it does not hold.
@@ -83,4 +86,47 @@ type CampaignListed struct {
 	Name    string `json:"name"`
 	Era     string `json:"era"`
 	Battles int    `json:"battles"`
+}
+
+// Stopped is a stream (a battle, or a campaign's own events) whose
+// projection stopped at an event the ledger did not write: not signed by
+// its key, or not following the stream's last event (a replay, a forged
+// chain). The event and every later one of the stream are not applied;
+// the rest of the log goes on. The log cannot be edited, so the stream
+// stays stopped: the audit names the event (ledger audit), and if the
+// ledger's key file was wrong, a rebuild with the right one projects it
+// again.
+type Stopped struct {
+	Campaign string `json:"campaign"`
+	Battle   string `json:"battle,omitempty"`
+	// Sequence, Version, EventID and Type name the event it stopped at.
+	Sequence uint64 `json:"sequence"`
+	Version  uint64 `json:"version"`
+	EventID  string `json:"event_id"`
+	Type     string `json:"type"`
+	// Reason says why, in words.
+	Reason string `json:"reason"`
+	// Skipped counts the stream's later events not applied.
+	Skipped int `json:"skipped"`
+}
+
+// Error says what stopped and what to do.
+func (s Stopped) Error() string {
+	what := "campaign " + s.Campaign
+	if s.Battle != "" {
+		what = "battle " + s.Campaign + "/" + s.Battle
+	}
+	later := ""
+	if s.Skipped > 0 {
+		later = fmt.Sprintf("; %d later %s not applied", s.Skipped, plural(s.Skipped, "event", "events"))
+	}
+	return fmt.Sprintf("the projection of %s stopped at v%d (%s, %s, log sequence %d): %s%s. The log cannot be edited: `ledger audit` names the event; if the ledger's key file is wrong, fix it and run `ledger projections rebuild`",
+		what, s.Version, s.EventID, s.Type, s.Sequence, s.Reason, later)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

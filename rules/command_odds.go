@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -62,55 +61,6 @@ func Odds(s *State, cmd *GiveOrder) (OddsResult, error) {
 	if res.Modifiers == nil {
 		res.Modifiers = []Modifier{}
 	}
-	type key struct {
-		outcome string
-		actions int
-	}
-	ways := map[key]int{}
-	total := 0
-	faces := make([]int, spec.Count)
-	for i := range faces {
-		faces[i] = 1
-	}
-	for {
-		o, a := p.resolve(rs, faces)
-		ways[key{o, a}]++
-		total++
-		i := 0
-		for i < len(faces) && faces[i] == spec.Sides {
-			faces[i] = 1
-			i++
-		}
-		if i == len(faces) {
-			break
-		}
-		faces[i]++
-	}
-	// Every possible outcome is listed, even at 0 ways, in a fixed order.
-	var order []key
-	if p.special == "" {
-		order = []key{{OutcomeFailed, 0}, {OutcomeBlunder, 0}}
-		var acts []int
-		for _, b := range rs.Command.Results {
-			if !slices.Contains(acts, b.Actions) {
-				acts = append(acts, b.Actions)
-			}
-		}
-		slices.Sort(acts)
-		for _, a := range acts {
-			order = append(order, key{OutcomeActions, a})
-		}
-	} else {
-		succ := rs.Command.Steady.Actions
-		if p.special == SpecialFollowMe {
-			succ = rs.Command.FollowMe.Actions
-		}
-		order = []key{{OutcomeSuccess, succ}, {OutcomeFailed, 0}, {OutcomeBlunder, 0}}
-	}
-	for _, k := range order {
-		n := ways[k]
-		res.Outcomes = append(res.Outcomes, OddsOutcome{Outcome: k.outcome, Actions: k.actions, Ways: n, Total: total,
-			Fraction: fmt.Sprintf("%d/%d", n, total), Probability: float64(n) / float64(total)})
-	}
+	res.Outcomes = orderOutcomes(rs, p)
 	return res, nil
 }

@@ -19,7 +19,7 @@ const seedA = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
 func TestFirstBattlePasses(t *testing.T) {
 	evs := playFirstBattle(t)
-	live := audit.Verify(evs, audit.Options{Key: firstBattleKey})
+	live := audit.Verify(evs, audit.Options{Key: firstBattleKey, Keys: firstBattleKeys(t).Keyring()})
 	checkStatus(t, live, nil)
 	if err := live.Err(); err != nil {
 		t.Fatal(err)
@@ -41,7 +41,15 @@ func TestFirstBattlePasses(t *testing.T) {
 	if p.Period != "battle" || !p.Verified || p.DigitalRolls != digital || p.Recomputed != digital || len(p.Seeds) != 2 {
 		t.Errorf("period: %+v", p)
 	}
+	// Every event signed by the ledger's key: the live audit trusts it
+	// from the key file, the export's from its header.
+	key := firstBattleKeys(t).Signer.KeyHex()
+	if len(live.Signers) != 1 || live.Signers[0].Key != key || live.Signers[0].Trust != audit.TrustKeyFile || live.Signers[0].Events != len(evs) ||
+		len(rep.Signers) != 1 || rep.Signers[0].Key != key || rep.Signers[0].Trust != audit.TrustExportHeader {
+		t.Errorf("signers: live %+v, export %+v", live.Signers, rep.Signers)
+	}
 	// The live audit and the export's say the same.
+	live.Signers[0].Trust, rep.Signers[0].Trust = "", ""
 	lj, _ := json.Marshal(live)
 	xj, _ := json.Marshal(rep)
 	if !bytes.Equal(lj, xj) {
@@ -100,7 +108,7 @@ func TestExportKeepsStoredBytes(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[0]), &meta); err != nil {
 		t.Fatal(err)
 	}
-	if meta.Format != "ledger-export-v1" || meta.Campaign != "demo-1809" || meta.Battle != "eggmuhl" || meta.Events != len(evs) ||
+	if meta.Format != "ledger-export-v2" || len(meta.Keys) != 1 || meta.Keys[0].Key != firstBattleKeys(t).Signer.KeyHex() || meta.SignedFrom != evs[0].Sequence || meta.Campaign != "demo-1809" || meta.Battle != "eggmuhl" || meta.Events != len(evs) ||
 		meta.Scheme != "ledger-dice-v1" || meta.Head != events.Hash(evs[len(evs)-1].Raw) || !meta.ExportedAt.Equal(exportTime) {
 		t.Errorf("header: %+v", meta)
 	}
@@ -121,7 +129,8 @@ func TestExportKeepsStoredBytes(t *testing.T) {
 	// Not an export, truncated, and padded files are refused as such.
 	for name, bad := range map[string][]byte{
 		"empty":     nil,
-		"format":    bytes.Replace(b, []byte("ledger-export-v1"), []byte("ledger-export-v9"), 1),
+		"format":    bytes.Replace(b, []byte("ledger-export-v2"), []byte("ledger-export-v9"), 1),
+		"unknown":   bytes.Replace(b, []byte(`"umpire":`), []byte(`"umpyre":`), 1),
 		"truncated": []byte(strings.Join(lines[:len(lines)-1], "\n")),
 		"padded":    append(slices.Clone(b), []byte(lines[len(lines)-1]+"\n")...),
 		"not json":  []byte(lines[0] + "\n{oops\n"),

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/rules"
 )
 
@@ -45,7 +46,8 @@ func TestDocsPythonAudit(t *testing.T) {
 		return p
 	}
 	write("ledger_dice.py", pythonBlock(t, "dice.md", "# ledger-dice-v1 reference implementation\n"))
-	script := write("audit_export.py", pythonBlock(t, "audit.md", "# ledger-export-v1 offline audit"))
+	write("ledger_ed25519.py", pythonBlock(t, "audit.md", "# Ed25519 signature verification (RFC 8032"))
+	script := write("audit_export.py", pythonBlock(t, "audit.md", "# ledger-export offline audit"))
 	run := func(file string) (int, string) {
 		t.Helper()
 		cmd := exec.Command(python, script, file)
@@ -71,6 +73,16 @@ func TestDocsPythonAudit(t *testing.T) {
 	code, out := run(write("forged.jsonl", string(exportBytes(t, forged, false))))
 	if code != 1 || !strings.Contains(out, "v"+itoa(forged[i].Version)) || !strings.Contains(out, "roll 3 recomputes") {
 		t.Errorf("the forged battle: exit %d\n%s", code, out)
+	}
+
+	// An event appended by someone with NATS write access and no key,
+	// chained correctly: named as not signed by the ledger.
+	for _, s := range []*events.Signer{nil, strangerKey(t, 9)} {
+		appended := forgeAfter(t, playFirstBattle(t), s)
+		v := "v" + itoa(appended[len(appended)-1].Version)
+		if code, out := run(write("appended.jsonl", string(exportBytes(t, appended, false)))); code != 1 || !strings.Contains(out, v) || !strings.Contains(out, "not signed by the ledger") {
+			t.Errorf("an appended event: exit %d\n%s", code, out)
+		}
 	}
 
 	// One byte changed in the file, not re-chained.

@@ -15,9 +15,14 @@ import (
 	"github.com/clubledger/ledger/rules"
 )
 
-// Format names the export format; it is the header line's "format". Any
-// change to the layout below is a new format with a new name.
-const Format = "ledger-export-v1"
+// Format names the export format the ledger writes; it is the header
+// line's "format". Any change to the layout below is a new format with a
+// new name. v2 adds the ledger's keys to the header (keys, signed_from) and
+// is read strictly: a field it does not define is an error.
+const Format = "ledger-export-v2"
+
+// FormatV1 is the format before signatures: still read, leniently.
+const FormatV1 = "ledger-export-v1"
 
 // maxLine bounds one line of an export file (the battle.created event,
 // which carries the whole ruleset, is the longest: some tens of kB).
@@ -46,6 +51,27 @@ type Meta struct {
 	Umpire bool `json:"umpire"`
 	// Withheld counts the events exported as their hash only.
 	Withheld int `json:"withheld"`
+	// Keys are the ledger's public keys, oldest first: the first, then
+	// each endorsed by the key change that names it, signed by the key
+	// before. Every signed event of the file is signed by one of them.
+	Keys []ExportKey `json:"keys"`
+	// SignedFrom is the first log sequence the ledger signed: events
+	// before it were stored by a ledger without a key.
+	SignedFrom uint64 `json:"signed_from"`
+
+	// KeyChanges are the key changes (events.KeyChangedType) of the
+	// battle's campaign, in log order, from its own stream: WriteExport
+	// takes them into Keys; ReadExport gives back those of the header.
+	KeyChanges []events.Envelope `json:"-"`
+}
+
+// ExportKey is one of the ledger's keys in an export's header.
+type ExportKey struct {
+	// Key is the hex Ed25519 public key.
+	Key string `json:"key"`
+	// Change is the stored bytes of the key change that endorses it,
+	// signed by the key before; absent for the first key.
+	Change *string `json:"change,omitempty"`
 }
 
 // Line is one event line of an export. Exactly one of Raw, RawBase64 and
@@ -121,6 +147,9 @@ func WriteExport(w io.Writer, meta Meta, evs []events.Envelope) error {
 		}
 	}
 	meta.Head = lines[len(lines)-1].Hash
+	if err := exportKeys(&meta, evs); err != nil {
+		return err
+	}
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
@@ -138,6 +167,51 @@ func WriteExport(w io.Writer, meta Meta, evs []events.Envelope) error {
 	return nil
 }
 
+// exportKeys fills meta.Keys from the campaign's key changes and the keys
+// that signed evs, and meta.SignedFrom, when not given, from the first
+// signed event (or after the last event, when none is signed).
+func exportKeys(meta *Meta, evs []events.Envelope) error {
+	meta.Keys = []ExportKey{}
+	have := map[string]bool{}
+	add := func(k ExportKey) {
+		if !have[k.Key] {
+			have[k.Key] = true
+			meta.Keys = append(meta.Keys, k)
+		}
+	}
+	for i := range meta.KeyChanges {
+		ch := &meta.KeyChanges[i]
+		c, err := events.ParseKeyChange(ch)
+		if err != nil {
+			return fmt.Errorf("audit: export: %w", err)
+		}
+		if ch.Campaign != meta.Campaign || len(ch.Raw) == 0 {
+			return fmt.Errorf("audit: export %s/%s: key change %s is not the campaign's stored event", meta.Campaign, meta.Battle, ch.ID)
+		}
+		add(ExportKey{Key: c.From})
+		raw := string(ch.Raw)
+		add(ExportKey{Key: c.To, Change: &raw})
+	}
+	firstSigned := uint64(0)
+	for _, e := range evs {
+		if e.Signer != "" {
+			add(ExportKey{Key: e.Signer})
+			if firstSigned == 0 {
+				firstSigned = e.Sequence
+			}
+		}
+	}
+	if meta.SignedFrom == 0 {
+		switch {
+		case firstSigned > 0:
+			meta.SignedFrom = firstSigned
+		default:
+			meta.SignedFrom = evs[len(evs)-1].Sequence + 1
+		}
+	}
+	return nil
+}
+
 // Export is an export file read back.
 type Export struct {
 	Meta Meta
@@ -149,6 +223,8 @@ type Export struct {
 	Events []events.Envelope
 	// Hashes are the hashes the lines record, one per event.
 	Hashes []string
+
+	strict bool // a v2 file: no field the format does not define
 }
 
 // FormatError is an export file that cannot be read as ledger-export-v1.
@@ -228,12 +304,32 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 }
 
 func (x *Export) header(b []byte) error {
-	var m Meta
-	if err := json.Unmarshal(b, &m); err != nil {
+	var probe struct {
+		Format string `json:"format"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
 		return &FormatError{Line: 1, Reason: fmt.Sprintf("the header is not JSON: %v", err)}
 	}
-	if m.Format != Format {
-		return &FormatError{Line: 1, Reason: fmt.Sprintf("format %q: this program reads %q", m.Format, Format)}
+	switch probe.Format {
+	case Format:
+		x.strict = true
+	case FormatV1:
+	default:
+		return &FormatError{Line: 1, Reason: fmt.Sprintf("format %q: this program reads %q and %q", probe.Format, Format, FormatV1)}
+	}
+	var m Meta
+	if err := x.decode(b, &m); err != nil {
+		return &FormatError{Line: 1, Reason: fmt.Sprintf("the header: %v", err)}
+	}
+	for i, k := range m.Keys {
+		if k.Change == nil {
+			continue
+		}
+		ch, err := events.Decode([]byte(*k.Change))
+		if err != nil {
+			return &FormatError{Line: 1, Reason: fmt.Sprintf("the header's key %d: its change is not an event: %v", i+1, err)}
+		}
+		m.KeyChanges = append(m.KeyChanges, ch)
 	}
 	k := events.Key{Campaign: m.Campaign, Battle: m.Battle}
 	if err := k.Validate(); err != nil || m.Battle == "" {
@@ -246,10 +342,26 @@ func (x *Export) header(b []byte) error {
 	return nil
 }
 
+// decode parses one line; a v2 file's lines may hold no field the format
+// does not define (so a changed field name is named, not ignored).
+func (x *Export) decode(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if x.strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("more than one JSON value on the line")
+	}
+	return nil
+}
+
 func (x *Export) line(n int, b []byte) error {
 	var l Line
 	pos := uint64(len(x.Events) + 1)
-	if err := json.Unmarshal(b, &l); err != nil {
+	if err := x.decode(b, &l); err != nil {
 		return &FormatError{Line: n, Version: pos, Reason: fmt.Sprintf("not a JSON event line: %v", err)}
 	}
 	forms := 0
@@ -293,11 +405,14 @@ func (x *Export) line(n int, b []byte) error {
 }
 
 // Verify audits the export: Verify over its events, with the hashes its
-// lines record and its head hash.
-func (x *Export) Verify() *Report {
-	return Verify(x.Events, Options{
-		Key:    events.Key{Campaign: x.Meta.Campaign, Battle: x.Meta.Battle},
-		Hashes: x.Hashes,
-		Head:   x.Meta.Head,
-	})
+// lines record, its head hash and its keys.
+func (x *Export) Verify() *Report { return x.VerifyWith(Options{}) }
+
+// VerifyWith is Verify with what the auditor brings: heads they kept
+// (Heads), the fingerprint of the ledger key they trust (Trust), or the
+// ledger's keys (Keys, instead of the header's).
+func (x *Export) VerifyWith(opt Options) *Report {
+	opt.Key = events.Key{Campaign: x.Meta.Campaign, Battle: x.Meta.Battle}
+	opt.Hashes, opt.Head, opt.Export, opt.meta = x.Hashes, x.Meta.Head, true, &x.Meta
+	return Verify(x.Events, opt)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -17,13 +18,17 @@ import (
 	"github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/events/jetstream/jstest"
 	"github.com/clubledger/ledger/internal/dicetest"
+	"github.com/clubledger/ledger/keys"
 	"github.com/clubledger/ledger/rules"
 )
 
-// ledger is a real in-process JetStream log and vault with the service.
+// ledger is a real in-process JetStream log and sealed vault with the
+// service, which signs with the ledger's key file and verifies what it
+// reads.
 type ledger struct {
-	log *jetstream.Log
-	svc *campaign.Service
+	log  *jetstream.Log
+	svc  *campaign.Service
+	keys *keys.Keys
 }
 
 func openLedger(tb testing.TB) ledger {
@@ -40,10 +45,18 @@ func openLedgerWith(tb testing.TB, entropy io.Reader) ledger {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	k, err := keys.Create(filepath.Join(tb.TempDir(), keys.DefaultFile), 1, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sealed, err := k.SealVault(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	// The harness's source for the secret dice seed (dicetest): the
 	// example battle's digital rolls are the same on every run, and the
 	// tests' assertions hold whatever they show.
-	return ledger{log: log, svc: campaign.NewService(log, v, campaign.Options{Entropy: entropy})}
+	return ledger{log: log, keys: k, svc: campaign.NewService(log, sealed, campaign.Options{Entropy: entropy, Signer: k.Signer, Keys: k.Keyring()})}
 }
 
 func (l ledger) read(tb testing.TB, key events.Key) []events.Envelope {
@@ -60,6 +73,7 @@ var firstBattleKey = events.Key{Campaign: "demo-1809", Battle: "eggmuhl"}
 var firstBattle struct {
 	once sync.Once
 	evs  []events.Envelope
+	keys *keys.Keys
 	err  error
 }
 
@@ -81,6 +95,7 @@ func playFirstBattle(tb testing.TB) []events.Envelope {
 			return
 		}
 		firstBattle.evs = l.read(tb, firstBattleKey)
+		firstBattle.keys = l.keys
 	})
 	if firstBattle.err != nil {
 		tb.Fatalf("play the first battle: %v", firstBattle.err)
@@ -173,19 +188,37 @@ func readExport(tb testing.TB, b []byte) *audit.Export {
 	return x
 }
 
-// rechain re-stamps versions and hashes after evs was edited, as a forger
-// who rewrote the log would: the chain is intact again, so only the other
-// checks can catch the edit.
+// rechain re-stamps versions, hashes and signatures after evs was edited,
+// as the first battle's ledger itself would, its operator holding the key:
+// the chain and the signatures are intact again, so only the other checks
+// can catch the edit.
 func rechain(tb testing.TB, evs []events.Envelope) []events.Envelope {
+	tb.Helper()
+	return rechainWith(tb, evs, firstBattleKeys(tb).Signer)
+}
+
+// rechainWith re-stamps evs signed by s (nil: unsigned), as a forger who
+// holds s would.
+func rechainWith(tb testing.TB, evs []events.Envelope, s *events.Signer) []events.Envelope {
 	tb.Helper()
 	out := cloneEnvs(evs)
 	for i := range out {
 		out[i].Raw = nil
 	}
-	if err := events.Chain(nil, out); err != nil {
+	if err := events.ChainSigned(nil, out, s); err != nil {
 		tb.Fatal(err)
 	}
+	for i := range out {
+		out[i].Sequence = evs[min(i, len(evs)-1)].Sequence + uint64(max(0, i-len(evs)+1))
+	}
 	return out
+}
+
+// firstBattleKeys returns the key file of the ledger that played the first battle.
+func firstBattleKeys(tb testing.TB) *keys.Keys {
+	tb.Helper()
+	playFirstBattle(tb)
+	return firstBattle.keys
 }
 
 // edit changes the payload of evs[i], decoded as T.

@@ -12,6 +12,13 @@ const (
 	// of the previous event's stored bytes (and, for an export, each
 	// line's hash and the header's head).
 	CheckChain = "chain"
+	// CheckSignatures: every event signed by the ledger's key (or older
+	// than signing), each key after the first endorsed by a key change
+	// signed by the one before.
+	CheckSignatures = "signatures"
+	// CheckHeads: every head hash someone kept (Options.Heads) is the hash
+	// of an event of this chain.
+	CheckHeads = "heads"
 	// CheckDecode: every event is of a type this program knows, at a
 	// schema it reads, and its payload decodes.
 	CheckDecode = "decode"
@@ -35,10 +42,12 @@ const (
 )
 
 // checkOrder and checkTitles say what each check proves, for reports.
-var checkOrder = []string{CheckChain, CheckDecode, CheckReveals, CheckRolls, CheckCounters, CheckOrders, CheckSeedTiming}
+var checkOrder = []string{CheckChain, CheckSignatures, CheckHeads, CheckDecode, CheckReveals, CheckRolls, CheckCounters, CheckOrders, CheckSeedTiming}
 
 var checkTitles = map[string]string{
 	CheckChain:      "hash chain: versions 1..n, each prev_hash the SHA-256 of the event before",
+	CheckSignatures: "every event signed by the ledger's key; a key change signed by the key before",
+	CheckHeads:      "every head hash kept (--head) is an event of this chain",
 	CheckDecode:     "every event of a known type and schema, its payload readable",
 	CheckReveals:    "every revealed seed matches its commitment",
 	CheckRolls:      "every digital roll recomputes from the revealed seeds (ledger-dice-v1)",
@@ -73,12 +82,43 @@ type Report struct {
 	// Withheld lists events whose content is not in an export (hidden
 	// from the players); the chain runs through their hashes.
 	Withheld []EventRef `json:"withheld,omitempty"`
-	Checks   []Check    `json:"checks"`
-	Periods  []Period   `json:"periods"`
+	// Signers are the keys that signed the events, in the order they first
+	// sign; Unsigned counts events stored before the ledger signed.
+	Signers  []Signer `json:"signers"`
+	Unsigned int      `json:"unsigned"`
+	// KeptHeads are the head hashes given to check (Options.Heads) and
+	// where the chain has each.
+	KeptHeads []KeptHead `json:"kept_heads,omitempty"`
+	Checks    []Check    `json:"checks"`
+	Periods   []Period   `json:"periods"`
 	// Players holds the statistics of each player, sorted by id; All sums
 	// every player.
 	Players []PlayerStats `json:"players"`
 	All     PlayerStats   `json:"all"`
+}
+
+// Signer is one key that signed events of the audited battle.
+type Signer struct {
+	// Key is the hex Ed25519 public key; Fingerprint its first 16 digits.
+	Key         string `json:"key"`
+	Fingerprint string `json:"fingerprint"`
+	// Events counts the events it signed.
+	Events int `json:"events"`
+	// Trust says why the audit took it for the ledger's: "key file" (the
+	// live ledger's keys), "export header" (the first key an export
+	// names), "key change" (endorsed by the key before), "imported"
+	// (another ledger's key, trusted for the battles imported from it), or
+	// "first signer" (nothing else was given: compare the fingerprint with
+	// the one `ledger audit` or `ledger log` shows on the ledger itself).
+	Trust string `json:"trust"`
+}
+
+// KeptHead is a head hash someone kept, and the event of the chain that
+// has it (Version 0: none).
+type KeptHead struct {
+	Hash    string `json:"hash"`
+	Version uint64 `json:"version,omitempty"`
+	Found   bool   `json:"found"`
 }
 
 // Check is one check of the audit and what it found.

@@ -217,9 +217,11 @@ func (p *playerAcc) done() PlayerStats {
 const maxOddsRolls = 1 << 16
 
 // orderOdds returns the exact probability of each outcome of an order with
-// the given special and effective rating: every face combination of the
-// ruleset's order roll (36 for 2D6), each read as the rules read it. Nil
-// when the roll has too many combinations to enumerate.
+// the given special and effective rating, as the rules enumerate them
+// (rules.OrderOdds: every face combination of the ruleset's order roll, 36
+// for 2D6, read as Decide reads it). Nil when the roll has too many
+// combinations to enumerate (the ruleset comes from the file audited, which
+// may be anything) or the special is unknown.
 func orderOdds(rs *rules.Ruleset, special string, eff int) map[outcomeKey]float64 {
 	spec := rs.Command.OrderRoll
 	if spec.Count < 1 || spec.Sides < 2 {
@@ -232,30 +234,15 @@ func orderOdds(rs *rules.Ruleset, special string, eff int) map[outcomeKey]float6
 			return nil
 		}
 	}
-	ways := map[outcomeKey]int{}
-	faces := make([]int, spec.Count)
-	for i := range faces {
-		faces[i] = 1
+	odds, err := rules.OrderOdds(rs, special, eff)
+	if err != nil {
+		return nil
 	}
-	for {
-		o, n, ok := resolveOrder(rs, special, faces, eff)
-		if !ok {
-			return nil
+	out := make(map[outcomeKey]float64, len(odds))
+	for _, o := range odds {
+		if o.Ways > 0 {
+			out[outcomeKey{o.Outcome, o.Actions}] = o.Probability
 		}
-		ways[outcomeKey{o, n}]++
-		i := 0
-		for i < len(faces) && faces[i] == spec.Sides {
-			faces[i] = 1
-			i++
-		}
-		if i == len(faces) {
-			break
-		}
-		faces[i]++
-	}
-	out := make(map[outcomeKey]float64, len(ways))
-	for k, n := range ways {
-		out[k] = float64(n) / float64(total)
 	}
 	return out
 }

@@ -21,8 +21,25 @@ type Options struct {
 	// withheld event (no Raw) is chained through its recorded hash.
 	Hashes []string
 	// Head, when not empty, is the hash the last event must have: an
-	// export's header, or a value a player noted down.
+	// export's header.
 	Head string
+	// Export says the events come from an export file (Export.Verify):
+	// every line must record its hash and the header a head.
+	Export bool
+	// Heads are head hashes someone kept (a note of what `ledger log` or
+	// the page showed, at least 16 hex digits): each must be the hash of
+	// an event of this chain, or the history was rewritten or cut since.
+	Heads []string
+	// Keys are the ledger's keys (live: its key file, keys.Keys.Keyring).
+	// Nil: for an export, the keys its header lists; else the key of the
+	// first signed event, whose fingerprint the report shows to compare.
+	Keys *events.Keyring
+	// Trust, when not empty, is the fingerprint (at least 16 hex digits)
+	// of a ledger key the auditor trusts: it must be one of the keys.
+	Trust string
+
+	// meta is the export's header (Export.Verify).
+	meta *Meta
 }
 
 // Verify audits one battle's events, the whole stream from version 1 in log
@@ -31,7 +48,12 @@ type Options struct {
 // stored bytes Raw (decoded again here) and its Sequence.
 func Verify(evs []events.Envelope, opt Options) *Report {
 	a := newAuditor(evs, opt)
-	decoded := a.chain(evs, opt)
+	decoded, hashes := a.chain(evs, opt)
+	if opt.meta != nil {
+		a.header(opt.meta, evs)
+	}
+	a.signatures(evs, decoded, opt)
+	a.heads(hashes, opt.Heads)
 	for i, d := range decoded {
 		switch {
 		case d != nil:
@@ -63,6 +85,7 @@ type auditor struct {
 	orders      []order
 	seedsAdded  int
 	ended       *EventRef
+	last        EventRef // the last event of the chain
 }
 
 type period struct {
@@ -132,9 +155,11 @@ func short(h string) string {
 }
 
 // chain checks check 1 and returns each event decoded from its stored
-// bytes (nil where there are none, or they do not decode).
-func (a *auditor) chain(evs []events.Envelope, opt Options) []*events.Envelope {
+// bytes (nil where there are none, or they do not decode) and each event's
+// hash (a withheld one's as recorded).
+func (a *auditor) chain(evs []events.Envelope, opt Options) ([]*events.Envelope, []string) {
 	out := make([]*events.Envelope, len(evs))
+	hashes := make([]string, len(evs))
 	c := a.checks[CheckChain]
 	prev, last := "", EventRef{}
 	var prevVersion uint64
@@ -145,8 +170,16 @@ func (a *auditor) chain(evs []events.Envelope, opt Options) []*events.Envelope {
 		if opt.Hashes != nil && i < len(opt.Hashes) {
 			recorded = opt.Hashes[i]
 		}
+		if opt.Export && recorded == "" && len(e.Raw) > 0 {
+			v := e.Version
+			if v == 0 {
+				v = prevVersion + 1
+			}
+			a.fail(CheckChain, EventRef{Version: v, ID: e.ID, Type: e.Type, Seq: e.Sequence}, "the export line records no hash: a line without its hash is not what the ledger writes")
+		}
 		if len(e.Raw) == 0 {
 			r := EventRef{Version: e.Version, ID: e.ID, Type: e.Type, Seq: e.Sequence}
+			hashes[i] = recorded
 			if recorded == "" {
 				a.fail(CheckChain, r, "no stored bytes to hash")
 			} else {
@@ -159,6 +192,7 @@ func (a *auditor) chain(evs []events.Envelope, opt Options) []*events.Envelope {
 			continue
 		}
 		h := events.Hash(e.Raw)
+		hashes[i] = h
 		d, err := events.Decode(e.Raw)
 		if err != nil {
 			v := e.Version
@@ -199,15 +233,62 @@ func (a *auditor) chain(evs []events.Envelope, opt Options) []*events.Envelope {
 		prev, prevVersion, last = h, d.Version, r
 		out[i] = &d
 	}
-	a.rep.Head = prev
-	if opt.Head != "" && len(evs) > 0 && opt.Head != prev {
+	a.rep.Head, a.last = prev, last
+	switch {
+	case opt.Export && opt.Head == "":
+		a.fail(CheckChain, last, "the export's header records no head: a header without the last event's hash is not what the ledger writes")
+	case opt.Head != "" && len(evs) > 0 && opt.Head != prev:
 		a.fail(CheckChain, last, "the head hash %s recorded for the stream is not the last event's hash %s: events were cut off, added or the last one altered", short(opt.Head), short(prev))
 	}
 	if len(evs) == 0 {
 		a.fail(CheckChain, EventRef{}, "no events")
 	}
 	c.Summary = fmt.Sprintf("%d events, head %s", len(evs), short(prev))
-	return out
+	return out, hashes
+}
+
+// heads checks check 3: every kept head is the hash of an event of the
+// chain. A kept head that is not names no event; it is reported at the
+// last one, where the history that should extend it ends.
+func (a *auditor) heads(hashes []string, kept []string) {
+	c := a.checks[CheckHeads]
+	if len(kept) == 0 {
+		c.Summary = "none given"
+		return
+	}
+	last := a.last
+	found := 0
+	for _, h := range kept {
+		c.Checked++
+		h = strings.ToLower(strings.TrimSpace(h))
+		k := KeptHead{Hash: h}
+		if len(h) < 16 || len(h) > 64 || strings.Trim(h, "0123456789abcdef") != "" {
+			a.fail(CheckHeads, last, "kept head %q: want the hash's hex digits, at least 16 of them", h)
+			a.rep.KeptHeads = append(a.rep.KeptHeads, k)
+			continue
+		}
+		for i, x := range hashes {
+			if x != "" && strings.HasPrefix(x, h) {
+				k.Found, k.Version = true, uint64(i+1)
+				break
+			}
+		}
+		a.rep.KeptHeads = append(a.rep.KeptHeads, k)
+		if !k.Found {
+			a.fail(CheckHeads, last, "the kept head %s is the hash of no event of this chain (v1..v%d, head %s): since it was kept, the history was rewritten, or cut before it, or it is another battle's", short(h), len(hashes), short(a.rep.Head))
+			continue
+		}
+		found++
+	}
+	parts := make([]string, 0, len(a.rep.KeptHeads))
+	for _, k := range a.rep.KeptHeads {
+		if k.Found {
+			parts = append(parts, fmt.Sprintf("v%d", k.Version))
+		} else {
+			parts = append(parts, "not found")
+		}
+	}
+	c.Summary = fmt.Sprintf("%d of %d kept %s in the chain (%s of %d)", found, len(kept), plural(len(kept), "head", "heads"), strings.Join(parts, ", "), len(hashes))
 }
 
 // event reads one decoded event for checks 2 to 6.
@@ -422,10 +503,10 @@ func (a *auditor) resolved(r EventRef, actor string, ev *rules.OrderResolved) {
 		a.add(CheckOrders, Fail, r, ev.RollCounter, "no ruleset recorded before this order (battle.created missing)")
 		return
 	}
-	outcome, actions, ok := resolveOrder(a.rs, ev.Special, values, ev.Effective)
+	outcome, actions, err := rules.ReadOrderRoll(a.rs, ev.Special, values, ev.Effective)
 	switch {
-	case !ok:
-		a.add(CheckOrders, Fail, r, ev.RollCounter, "special order %q is not one the rules know", ev.Special)
+	case err != nil:
+		a.add(CheckOrders, Fail, r, ev.RollCounter, "%v", err)
 	case outcome != ev.Outcome || actions != ev.Actions:
 		a.add(CheckOrders, Fail, r, ev.RollCounter, "%s against effective rating %d is %s; the event records %s",
 			Ints(values), ev.Effective, outcomeName(outcome, actions), outcomeName(ev.Outcome, ev.Actions))
@@ -479,30 +560,6 @@ func (a *auditor) cite(r EventRef, counter uint64, what string) *roll {
 	}
 	ro.cited = &r
 	return ro
-}
-
-// resolveOrder reads one order roll as the rules do (RULES.md C.3, C.5 for
-// an ordinary order; C.13, C.14 for "Follow me!" and "Steady!": success
-// when the roll is at most the effective rating, 6+6 still a blunder).
-func resolveOrder(rs *rules.Ruleset, special string, values []int, eff int) (outcome string, actions int, ok bool) {
-	cr := rs.Command
-	switch special {
-	case "":
-		o, n := cr.Resolve(values, eff)
-		return o, n, true
-	case rules.SpecialFollowMe, rules.SpecialSteady:
-	default:
-		return "", 0, false
-	}
-	switch {
-	case cr.IsBlunder(values):
-		return rules.OutcomeBlunder, 0, true
-	case sum(values) <= eff && special == rules.SpecialFollowMe:
-		return rules.OutcomeSuccess, cr.FollowMe.Actions, true
-	case sum(values) <= eff:
-		return rules.OutcomeSuccess, cr.Steady.Actions, true
-	}
-	return rules.OutcomeFailed, 0, true
 }
 
 func outcomeName(outcome string, actions int) string {

@@ -19,6 +19,7 @@ import (
 	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/events"
 	ledgerjs "github.com/clubledger/ledger/events/jetstream"
+	"github.com/clubledger/ledger/keys"
 	"github.com/clubledger/ledger/metrics"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/sqlite"
@@ -34,6 +35,14 @@ type App struct {
 	Vault   events.Vault
 	Service *campaign.Service
 	DB      *sqlite.DB
+	// Keys are the ledger's signing key and vault key (its key file);
+	// Ring the keys whose signatures are the ledger's, shared by the
+	// service and the projection (an import adds to it).
+	Keys *keys.Keys
+	Ring *events.Keyring
+	// StoredVault is the vault's bucket as stored, sealed values in
+	// ciphertext: what a backup copies and a restore writes back.
+	StoredVault events.Vault
 	// Ledger is the door every command and query goes through.
 	Ledger *app.Ledger
 
@@ -150,16 +159,29 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 		a.Log = opts.Metrics.Log(log)
 		observer = opts.Metrics
 	}
-	a.Vault, err = ledgerjs.OpenVault(openCtx, js, vaultCfg)
+	keyPath := cfg.KeyPath()
+	k, created, err := keys.Open(keyPath, func() (uint64, error) { return keys.FirstSequence(openCtx, a.Log, keyPath) })
+	if err != nil {
+		return nil, err
+	}
+	a.Keys, a.Ring = k, k.Keyring()
+	if created && opts.Logger != nil {
+		opts.Logger.Info("made the ledger's key file: keep a copy apart from the data folder (docs/audit.md)", "path", keyPath, "key", k.Signer.Fingerprint())
+	}
+	vault, err := ledgerjs.OpenVault(openCtx, js, vaultCfg)
 	if err != nil {
 		return nil, unavailable("open the vault", err)
 	}
-	if a.DB, err = openProjection(cfg.DBPath(), opts.Logger); err != nil {
+	a.StoredVault = vault
+	if a.Vault, err = k.SealVault(vault); err != nil {
 		return nil, err
 	}
-	a.Service = campaign.NewService(a.Log, a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy})
+	if a.DB, err = openProjection(cfg.DBPath(), a.Ring, opts.Logger); err != nil {
+		return nil, err
+	}
+	a.Service = campaign.NewService(a.Log, a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy, Signer: k.Signer, Keys: a.Ring})
 	a.Ledger, err = app.New(app.Options{
-		Service: a.Service, Log: a.Log, Read: a.DB, Admin: adminOps{a}, Lang: cfg.Lang, Logger: opts.Logger, Observer: observer,
+		Service: a.Service, Log: a.Log, Read: a.DB, Admin: adminOps{a}, Lang: cfg.Lang, Logger: opts.Logger, Observer: observer, Keys: a.Ring,
 		Projected: func(ctx context.Context, seq uint64) error {
 			if a.projector != nil {
 				return a.projector.WaitFor(5*time.Second)(ctx, seq)
@@ -183,12 +205,18 @@ func unavailable(what string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// openProjection opens the SQLite projection.
-func openProjection(path string, logger *slog.Logger) (*sqlite.DB, error) {
+// openProjection opens the SQLite projection, verifying events with the
+// ledger's keys. A file that cannot be read is moved aside and rebuilt
+// from the log; DB.Damaged says where it went (the CLI prints it).
+func openProjection(path string, ring *events.Keyring, logger *slog.Logger) (*sqlite.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("projection folder: %w", err)
 	}
-	return sqlite.Open(path)
+	db, err := sqlite.OpenWith(path, sqlite.Options{Keys: ring, MoveDamaged: true})
+	if err == nil && db.Damaged() != nil && logger != nil {
+		logger.Warn(db.Damaged().String())
+	}
+	return db, err
 }
 
 // Operator is the caller the data folder's owner is: the local operator,
@@ -256,6 +284,9 @@ func (o adminOps) Status(ctx context.Context) (app.Status, error) {
 			st.Guard = []string{"the stream guard could not read the configuration: " + err.Error()}
 		}
 	}
+	if st.Stopped, err = o.a.DB.Stopped(ctx); err != nil {
+		return st, err
+	}
 	return st, nil
 }
 
@@ -274,7 +305,7 @@ type rebuildOptions struct {
 func (o adminOps) rebuild(ctx context.Context, opt rebuildOptions) (app.Rebuilt, error) {
 	start := time.Now()
 	aside := sqlite.AsidePath(o.a.DB.Path())
-	if err := sqlite.Build(ctx, o.a.Log, aside, sqlite.BuildOptions{Registry: o.a.DB.Registry(), Fresh: opt.Fresh, BatchSize: opt.Batch, OnProgress: opt.Progress}); err != nil {
+	if err := sqlite.Build(ctx, o.a.Log, aside, sqlite.BuildOptions{Registry: o.a.DB.Registry(), Keys: o.a.DB.Keys(), Fresh: opt.Fresh, BatchSize: opt.Batch, OnProgress: opt.Progress}); err != nil {
 		return app.Rebuilt{}, err
 	}
 	var err error
@@ -313,10 +344,10 @@ func (o adminOps) verify(ctx context.Context, progress func(projections.Progress
 	}
 	defer os.RemoveAll(dir)
 	scratch := filepath.Join(dir, "rebuild.db")
-	if err := sqlite.Build(ctx, o.a.Log, scratch, sqlite.BuildOptions{Registry: o.a.DB.Registry(), Fresh: true, Until: cp, OnProgress: progress}); err != nil {
+	if err := sqlite.Build(ctx, o.a.Log, scratch, sqlite.BuildOptions{Registry: o.a.DB.Registry(), Keys: o.a.DB.Keys(), Fresh: true, Until: cp, OnProgress: progress}); err != nil {
 		return app.Verified{}, nil, err
 	}
-	rebuilt, err := sqlite.OpenWith(scratch, sqlite.Options{Registry: o.a.DB.Registry()})
+	rebuilt, err := sqlite.OpenWith(scratch, sqlite.Options{Registry: o.a.DB.Registry(), Keys: o.a.DB.Keys()})
 	if err != nil {
 		return app.Verified{}, nil, err
 	}

@@ -24,13 +24,15 @@ func init() {
 }
 
 func (c *cli) auditCommand() *cobra.Command {
-	var file string
+	var file, head, trust string
 	cmd := &cobra.Command{
 		Use:   "audit CAMPAIGN/BATTLE | audit --file EXPORT",
 		Short: "Audit a battle: hash chain, dice reveals, every digital roll recomputed, counters, orders; whose dice ran hot",
 		Long: `Audit checks a battle from its events alone (docs/audit.md):
 
   chain        versions 1..n, each prev_hash the SHA-256 of the event before
+  signatures   every event signed by the ledger's key (a key change by the key before)
+  heads        the head hash you kept (--head) is an event of this chain
   decode       every event of a known type and schema
   reveals      every revealed dice seed matches its commitment
   rolls        every digital roll recomputes from the revealed seed (docs/dice.md)
@@ -42,7 +44,10 @@ then prints each player's dice (faces, chi-square against a fair die) and
 order outcomes against their exact expected numbers.
 
 With CAMPAIGN/BATTLE it reads the live log; with --file it reads an export
-(ledger export) and needs no ledger at all ("-" reads standard input).
+(ledger export) and needs no ledger at all ("-" reads standard input): the
+export's header names the ledger's keys; --key checks that they are the
+ledger you trust (its fingerprint: ledger audit and ledger log show it on the
+ledger itself).
 Digital rolls of a period not yet revealed are "pending" while the battle is
 in progress, and a failure once it has ended. Exit code 4 if any check fails.`,
 		Args: cobra.MaximumNArgs(1),
@@ -60,7 +65,11 @@ in progress, and a failure once it has ended. Exit code 4 if any check fails.`,
 					}
 					return err
 				}
-				rep = x.Verify()
+				opt := audit.Options{Trust: trust}
+				if head != "" {
+					opt.Heads = []string{head}
+				}
+				rep = x.VerifyWith(opt)
 			case len(args) == 1:
 				key, err := battleArg(args[0])
 				if err != nil {
@@ -71,7 +80,10 @@ in progress, and a failure once it has ended. Exit code 4 if any check fails.`,
 					return err
 				}
 				defer release()
-				if rep, err = api.Audit(c.ctx, key, app.AuditOptions{}); err != nil {
+				if trust != "" {
+					return usagef("--key is for an export (--file): the live audit checks the ledger's own keys")
+				}
+				if rep, err = api.Audit(c.ctx, key, app.AuditOptions{Head: head}); err != nil {
 					return err
 				}
 			default:
@@ -91,6 +103,8 @@ in progress, and a failure once it has ended. Exit code 4 if any check fails.`,
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "audit an export file instead of the live log (- for standard input)")
+	cmd.Flags().StringVar(&head, "head", "", "a head hash you kept (at least 16 hex digits): check it is an event of this chain")
+	cmd.Flags().StringVar(&trust, "key", "", "with --file: the fingerprint of the ledger key you trust (ledger audit or ledger log shows it)")
 	return cmd
 }
 
@@ -99,10 +113,11 @@ func (c *cli) exportCommand() *cobra.Command {
 	var umpire bool
 	cmd := &cobra.Command{
 		Use:   "export CAMPAIGN/BATTLE",
-		Short: "Write a battle as one self-contained file (ledger-export-v1) that `ledger audit --file` verifies",
+		Short: "Write a battle as one self-contained file (ledger-export-v2) that `ledger audit --file` verifies",
 		Long: `Export writes every event of a battle, each with its stored bytes verbatim, as
 JSON Lines: a header line, then one line per event (docs/audit.md). The file
-verifies on its own: every hash can be recomputed from it.
+verifies on its own: every hash can be recomputed from it, and every
+signature checked against the ledger's keys its header carries.
 
 Events hidden from the players (audience other than "all") are exported as
 their hash only, so the chain still verifies without showing them; --umpire
@@ -185,7 +200,14 @@ func writeReport(w io.Writer, r *audit.Report) error {
 	if r.Ended {
 		state = fmt.Sprintf("ended at v%d", r.EndedAt)
 	}
-	fmt.Fprintf(w, "audit of %s/%s: %d events, head %.16s, battle %s\n\n", r.Campaign, r.Battle, r.Events, r.Head, state)
+	fmt.Fprintf(w, "audit of %s/%s: %d events, head %.16s, battle %s\n", r.Campaign, r.Battle, r.Events, r.Head, state)
+	for _, s := range r.Signers {
+		fmt.Fprintf(w, "signed by ledger key %s: %d %s (trusted from: %s)\n", s.Fingerprint, s.Events, pluralize(s.Events, "event", "events"), s.Trust)
+	}
+	if r.Unsigned > 0 {
+		fmt.Fprintf(w, "%d %s stored before the ledger signed: their author is not proven\n", r.Unsigned, pluralize(r.Unsigned, "event", "events"))
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHECK\tRESULT\tSUMMARY\tWHAT IT CHECKS")
 	for _, ch := range r.Checks {

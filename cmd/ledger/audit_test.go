@@ -39,7 +39,7 @@ func TestAuditAndExport(t *testing.T) {
 	if !strings.Contains(exportOut, fmt.Sprintf("exported demo-1809/eggmuhl: %d events", n)) || !strings.Contains(out, fmt.Sprintf("%d events, head", n)) {
 		t.Errorf("export of %d events: %s", n, exportOut)
 	}
-	if stdout := c.ok("export", "demo-1809/eggmuhl"); stdout != string(exported) && (strings.Count(stdout, "\n") != n+1 || !strings.HasPrefix(stdout, `{"format":"ledger-export-v1"`)) {
+	if stdout := c.ok("export", "demo-1809/eggmuhl"); stdout != string(exported) && (strings.Count(stdout, "\n") != n+1 || !strings.HasPrefix(stdout, `{"format":"ledger-export-v2"`)) {
 		t.Errorf("export to standard output: %d lines", strings.Count(stdout, "\n"))
 	}
 
@@ -56,7 +56,7 @@ func TestAuditAndExport(t *testing.T) {
 	if err := json.Unmarshal([]byte(c.ok("audit", "--file", file, "-o", "json")), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Ended || len(rep.Checks) != 7 || len(rep.Players) != 2 {
+	if !rep.Ended || len(rep.Checks) != 9 || len(rep.Players) != 2 {
 		t.Errorf("json report: %+v", rep)
 	}
 	for _, ch := range rep.Checks {

@@ -28,13 +28,14 @@ func init() {
 	)
 }
 
-// backupVault returns app's vault as backup.Vault: the JetStream vault
-// lists its names from its stream's info, which the ledger's NATS user may
-// read (no consumer needed).
+// backupVault returns app's vault as stored, as backup.Vault: sealed values
+// travel in ciphertext, and only the key file opens them (docs/backup.md);
+// the JetStream vault lists its names from its stream's info, which the
+// ledger's NATS user may read (no consumer needed).
 func backupVault(_ context.Context, app *App) (backup.Vault, error) {
-	v, ok := app.Vault.(backup.Vault)
+	v, ok := app.StoredVault.(backup.Vault)
 	if !ok {
-		return nil, fmt.Errorf("the vault %T cannot list its names", app.Vault)
+		return nil, fmt.Errorf("the vault %T cannot list its names", app.StoredVault)
 	}
 	return v, nil
 }
@@ -150,7 +151,7 @@ file. Exit code 4 if the file or an audit fails.`,
 					return err
 				}
 				audited++
-				if rep := audit.Verify(evs, audit.Options{Key: key}); rep.Failed() {
+				if rep := audit.Verify(evs, audit.Options{Key: key, Keys: app.Ring}); rep.Failed() {
 					failed = append(failed, fmt.Sprintf("%s: %v", key, rep.Err()))
 				}
 			}
@@ -176,7 +177,8 @@ file. Exit code 4 if the file or an audit fails.`,
 					file, sum.Events, sum.Streams, kept, sum.Sealed, audited, len(failed))
 			}
 			if len(failed) > 0 {
-				return &checkError{msg: "audit after restore: " + strings.Join(failed, "; ")}
+				return &checkError{msg: "audit after restore: " + strings.Join(failed, "; ") +
+					fmt.Sprintf(" (a restore needs the key file of the ledger that made the backup: copy it to %s, into a new data folder, before restoring)", app.Config.KeyPath())}
 			}
 			return nil
 		},
@@ -243,7 +245,8 @@ Exit code 4 if the audit fails.`,
 			if x.Meta.Withheld > 0 {
 				return &checkError{msg: fmt.Sprintf("%s: %d events are withheld (exported as their hash only); import needs an export made with --umpire", file, x.Meta.Withheld)}
 			}
-			if rep := x.Verify(); rep.Failed() {
+			rep := x.Verify()
+			if rep.Failed() {
 				return &checkError{msg: fmt.Sprintf("%s: the audit fails, nothing imported: %v", file, rep.Err())}
 			}
 			app, release, err := c.open()
@@ -251,6 +254,17 @@ Exit code 4 if the audit fails.`,
 				return err
 			}
 			defer release()
+			// The battle is signed by the ledger it comes from: its keys,
+			// which the audit verified, are trusted for this battle only.
+			for _, s := range rep.Signers {
+				if t, ok := app.Ring.Trusts(s.Key); ok && len(t.Streams) == 0 {
+					continue // one of this ledger's own keys
+				}
+				if err := app.Keys.Import(s.Key, key); err != nil {
+					return err
+				}
+				app.Ring.Add(events.TrustedKey{Key: s.Key, Streams: []events.Key{key}})
+			}
 			have, err := app.Log.Read(c.ctx, key, 0)
 			if err != nil {
 				return err
@@ -273,7 +287,7 @@ Exit code 4 if the audit fails.`,
 			if err != nil {
 				return err
 			}
-			if rep := audit.Verify(got, audit.Options{Key: key, Head: x.Meta.Head}); rep.Failed() {
+			if rep := audit.Verify(got, audit.Options{Key: key, Head: x.Meta.Head, Keys: app.Ring}); rep.Failed() {
 				return &checkError{msg: fmt.Sprintf("import %s: the imported battle fails its audit: %v", file, rep.Err())}
 			}
 			if err := app.CatchUp(c.ctx, nil); err != nil {

@@ -74,7 +74,19 @@ func TestBackupRestoreCLI(t *testing.T) {
 		t.Fatalf("restore --check: %s", out)
 	}
 
+	// The backup carries the sealed values in ciphertext: the restored
+	// ledger needs the key file of the one that made it.
 	dst := newCLI(t)
+	key, err := os.ReadFile(src.cfg.KeyPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dst.cfg.DataDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst.cfg.KeyPath(), key, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	out = dst.ok("restore", "-f", file)
 	if !strings.Contains(out, "with their original log sequences") || !strings.Contains(out, "2 battles audited, 0 failed") {
 		t.Fatalf("restore: %s", out)

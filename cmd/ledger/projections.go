@@ -64,6 +64,9 @@ func (c *cli) projectionsStatusCommand() *cobra.Command {
 			for _, g := range st.Guard {
 				fmt.Fprintf(c.stdout, "stream guard: %s\n", g)
 			}
+			for _, s := range st.Stopped {
+				fmt.Fprintf(c.stdout, "STOPPED: %s\n", s.Error())
+			}
 			return nil
 		},
 	}
@@ -130,7 +133,7 @@ under its projector's lock, swapped in): see docs/projections.md.`,
 			bar := newProgressReporter(c.stderr, "rebuild")
 			start := time.Now()
 			err = sqlite.Build(c.ctx, app.Log, aside, sqlite.BuildOptions{
-				Registry: app.DB.Registry(), Fresh: fresh, BatchSize: batch,
+				Registry: app.DB.Registry(), Keys: app.DB.Keys(), Fresh: fresh, BatchSize: batch,
 				OnProgress: func(p projections.Progress) {
 					res.Events, res.Checkpoint = p.Applied, p.Sequence
 					bar.update(p)

@@ -98,7 +98,7 @@ func (c *cli) logCommand() *cobra.Command {
 	var verify bool
 	cmd := &cobra.Command{
 		Use:   "log CAMPAIGN[/BATTLE]",
-		Short: "Show a stream's events as stored in the log, and check its hash chain",
+		Short: "Show a stream's events as stored in the log, and check its hash chain and signatures",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			camp, battle, err := splitKey(args[0], false)
@@ -121,17 +121,25 @@ func (c *cli) logCommand() *cobra.Command {
 				}
 			} else {
 				tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
-				fmt.Fprintln(tw, "V\tSEQ\tTIME\tACTOR\tTYPE\tWHAT")
+				fmt.Fprintln(tw, "V\tSEQ\tTIME\tACTOR\tTYPE\tSIGNED\tWHAT")
 				for _, e := range page.Events {
 					actor := e.Actor
 					if e.OnBehalfOf != "" {
 						actor = e.Actor + " for " + e.OnBehalfOf
 					}
-					fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", e.Version, e.Seq, e.Time.Format("15:04:05"), actor, e.Type, e.Description)
+					fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", e.Version, e.Seq, e.Time.Format("15:04:05"), actor, e.Type, orDash(signedShort(e.Signed)), e.Description)
 				}
 				tw.Flush()
 				if page.Chain == app.ChainIntact {
 					fmt.Fprintf(c.stdout, "\nhash chain: %d events, intact; head %s\n", page.Last, page.Head)
+				}
+				switch {
+				case page.Signatures == app.SignaturesHold && page.Unsigned == 0:
+					fmt.Fprintf(c.stdout, "signatures: %s\n", page.Signatures)
+				case page.Signatures == app.SignaturesHold && page.Unsigned == int(page.Last):
+					fmt.Fprintf(c.stdout, "signatures: none: every event was stored before the ledger signed (their author is not proven)\n")
+				case page.Signatures == app.SignaturesHold:
+					fmt.Fprintf(c.stdout, "signatures: every event signed by the ledger but %d stored before it signed (their author is not proven)\n", page.Unsigned)
 				}
 			}
 			if page.Chain != app.ChainIntact && verify {
@@ -140,11 +148,32 @@ func (c *cli) logCommand() *cobra.Command {
 			if page.Chain != app.ChainIntact {
 				fmt.Fprintf(c.stderr, "hash chain: %s\n", page.Chain)
 			}
+			if page.Signatures != "" && page.Signatures != app.SignaturesHold {
+				if verify {
+					return &checkError{msg: "signatures: " + page.Signatures}
+				}
+				fmt.Fprintf(c.stderr, "signatures: %s\n", page.Signatures)
+			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&verify, "verify", true, "fail (exit 4) if the hash chain is broken")
+	cmd.Flags().BoolVar(&verify, "verify", true, "fail (exit 4) if the hash chain is broken or an event is not signed by the ledger")
 	return cmd
+}
+
+// signedShort is the SIGNED column: the key's fingerprint, "unsigned" for
+// an event from before signing, "NOT THE LEDGER'S" for a forgery (the
+// reason follows under the table).
+func signedShort(s string) string {
+	switch {
+	case strings.HasPrefix(s, "signed "):
+		return strings.TrimPrefix(s, "signed ")
+	case strings.HasPrefix(s, "unsigned"):
+		return "unsigned"
+	case s != "":
+		return "NOT THE LEDGER'S"
+	}
+	return s
 }
 
 func (c *cli) campaignShowCommand() *cobra.Command {

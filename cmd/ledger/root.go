@@ -254,6 +254,7 @@ func (c *cli) loadConfig(cmd *cobra.Command) error {
 	def := config.Default()
 	c.v.SetDefault("data_dir", def.DataDir)
 	c.v.SetDefault("db", def.DB)
+	c.v.SetDefault("key_file", def.KeyFile)
 	c.v.SetDefault("nats.url", def.NATS.URL)
 	c.v.SetDefault("nats.creds", "")
 	c.v.SetDefault("nats.user", "")
@@ -360,6 +361,7 @@ func (c *cli) open() (*App, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	c.noticeDamaged(a)
 	if err := a.CatchUp(c.ctx, nil); err != nil {
 		a.Close()
 		return nil, nil, err
@@ -406,12 +408,21 @@ func (c *cli) connect() (app.API, *App, func(), error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	c.noticeDamaged(a)
 	// The projection is brought up to the log's end before any query.
 	if err := a.CatchUp(c.ctx, nil); err != nil {
 		a.Close()
 		return nil, nil, nil, err
 	}
 	return a.Ledger.As(caller), a, func() { a.Close() }, nil
+}
+
+// noticeDamaged says so when the projection file could not be read and was
+// moved aside, to be rebuilt from the log.
+func (c *cli) noticeDamaged(a *App) {
+	if d := a.DB.Damaged(); d != nil {
+		fmt.Fprintln(c.stderr, d.String())
+	}
 }
 
 // doorClient is the client of a data folder's local door.

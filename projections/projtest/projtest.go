@@ -40,6 +40,8 @@ type FillOptions struct {
 	// Start stamps the first command; each next command is a second later
 	// (default 1809-04-22 09:00 UTC). Fixed stamps make fills repeatable.
 	Start time.Time
+	// Signer, when set, signs every event, as the ledger does.
+	Signer *events.Signer
 }
 
 // Stats says what Fill wrote.
@@ -320,7 +322,7 @@ func (f *filler) flush(ctx context.Context, s *stream) error {
 	if len(s.pending) == 0 {
 		return nil
 	}
-	if err := events.Chain(s.last, s.pending); err != nil {
+	if err := events.ChainSigned(s.last, s.pending, f.opts.Signer); err != nil {
 		return err
 	}
 	var expected uint64

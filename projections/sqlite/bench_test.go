@@ -14,6 +14,7 @@ import (
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/events/jetstream/jstest"
+	"github.com/clubledger/ledger/keys"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/projtest"
 	"github.com/clubledger/ledger/projections/sqlite"
@@ -188,5 +189,61 @@ func BenchmarkRebuild(b *testing.B) {
 	b.ReportMetric(writeRate, "write-rows/s")
 	b.ReportMetric(rate/readRate, "rebuild/read")
 	b.ReportMetric(rate/writeRate, "rebuild/write")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkRebuildVerified measures what checking every event costs a
+// rebuild: the same signed synthetic campaign rebuilt without the ledger's
+// keys and with them (every signature verified, on every processor), in
+// the same run. It reports both rates and their ratio.
+//
+//	go test ./projections/sqlite/ -run '^$' -bench RebuildVerified -benchtime 1x
+func BenchmarkRebuildVerified(b *testing.B) {
+	ctx := context.Background()
+	n := benchEvents(b)
+	emb, err := jetstream.StartEmbedded(jetstream.EmbeddedOptions{DataDir: b.TempDir(), NoSyncAlways: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(emb.Shutdown)
+	nc, err := emb.Connect()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(nc.Close)
+	log := jstest.OpenLog(b, nc, jetstream.Config{})
+	k, err := keys.Create(filepath.Join(b.TempDir(), keys.DefaultFile), 1, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := projtest.Fill(ctx, log, projtest.FillOptions{Events: n, Signer: k.Signer})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rebuild := func(ring *events.Keyring, name string) float64 {
+		db, err := sqlite.OpenWith(filepath.Join(b.TempDir(), name), sqlite.Options{Keys: ring})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		start := time.Now()
+		if err := projections.Run(ctx, log, db, projections.RunOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		rate := float64(st.Events) / time.Since(start).Seconds()
+		if stopped, err := db.Stopped(ctx); err != nil || len(stopped) > 0 {
+			b.Fatalf("stopped: %v %v", stopped, err)
+		}
+		return rate
+	}
+	var plain, verified float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		plain = max(plain, rebuild(nil, fmt.Sprintf("plain-%d.db", i)))
+		verified = max(verified, rebuild(k.Keyring(), fmt.Sprintf("verified-%d.db", i)))
+	}
+	b.ReportMetric(plain, "unchecked-events/s")
+	b.ReportMetric(verified, "verified-events/s")
+	b.ReportMetric(verified/plain, "verified/unchecked")
 	b.ReportMetric(0, "ns/op")
 }

@@ -15,6 +15,7 @@ var Tables = []string{
 	"unit_turns", "general_turns", "orders", "rolls", "unit_actions", "dice_periods", "dice_seeds",
 	"players", "flank_marches", "objectives", "victory_points", "victory_excluded", "disputes", "retractions",
 	"standings", "battle_results", "rosters", "roster_destroyed",
+	"stream_heads", "stopped_streams",
 }
 
 // TableDigest is one table's row count and a hash of its rows in primary
@@ -50,6 +51,9 @@ func (d *DB) digestTable(ctx context.Context, table string) (TableDigest, error)
 	// order that does not depend on rowids or insertion order.
 	q := fmt.Sprintf("SELECT %s FROM %s ORDER BY %s", strings.Join(cols, ", "), table, strings.Join(cols, ", "))
 	rows, err := d.db.QueryContext(ctx, q)
+	if unreadable(err) {
+		return TableDigest{}, &DamagedError{Path: d.path, Reason: fmt.Sprintf("table %s: %v", table, err)}
+	}
 	if err != nil {
 		return TableDigest{}, fmt.Errorf("sqlite: digest %s: %w", table, err)
 	}
@@ -74,7 +78,9 @@ func (d *DB) digestTable(ctx context.Context, table string) (TableDigest, error)
 		h.Write([]byte{0x1e})
 		td.Rows++
 	}
-	if err := rows.Err(); err != nil {
+	if err := rows.Err(); unreadable(err) {
+		return td, &DamagedError{Path: d.path, Reason: fmt.Sprintf("table %s: %v", table, err)}
+	} else if err != nil {
 		return td, err
 	}
 	td.Hash = hex.EncodeToString(h.Sum(nil))

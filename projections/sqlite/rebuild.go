@@ -24,6 +24,8 @@ var ErrInUse = errors.New("sqlite: the projection is open in another process")
 type BuildOptions struct {
 	// Registry decodes the events (default campaign.Registry()).
 	Registry *events.Registry
+	// Keys are the ledger's keys (Options.Keys): give the live file's.
+	Keys *events.Keyring
 	// Fresh discards whatever is at the path first. Without it Build
 	// resumes from the checkpoint of a file left there by an interrupted
 	// build: batches and checkpoint commit together, so the resumed file
@@ -45,7 +47,7 @@ func Build(ctx context.Context, log events.Log, path string, opts BuildOptions) 
 			return err
 		}
 	}
-	db, err := OpenWith(path, Options{Registry: opts.Registry})
+	db, err := OpenWith(path, Options{Registry: opts.Registry, Keys: opts.Keys})
 	if err != nil {
 		return err
 	}
@@ -112,7 +114,7 @@ func (d *DB) SwapWhileProjecting(ctx context.Context, built string, log events.L
 	if err != nil {
 		return err
 	}
-	b, err := OpenWith(built, Options{Registry: d.Registry()})
+	b, err := OpenWith(built, Options{Registry: d.Registry(), Keys: d.keys})
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,11 @@ type DB struct {
 	// projected, so a batch need not load it from battle_state each time.
 	// Ended battles leave it: memory holds the open battles only.
 	battles map[events.Key]*battleState
+	// keys, when set, are the ledger's: only events signed by them, and
+	// following their stream's last event, are applied (verify.go).
+	keys *events.Keyring
+	// damaged is what OpenWith did with an unreadable file, if anything.
+	damaged *Damaged
 }
 
 var _ projections.Projection = (*DB)(nil)
@@ -60,6 +65,16 @@ type Options struct {
 	// Tests inject their own to project types or schema versions the
 	// program does not (yet) have.
 	Registry *events.Registry
+	// Keys are the ledger's keys (its key file): with them the projector
+	// applies only events the ledger signed (or stored before it signed),
+	// each following its stream's last one, and stops a stream at any
+	// other (Stopped). Nil applies every event, as before signing.
+	Keys *events.Keyring
+	// MoveDamaged: a file that cannot be read (cut short, a damaged
+	// header, not a database) is moved aside and an empty one made in its
+	// place, to be rebuilt from the log; DB.Damaged says what happened.
+	// Without it such a file fails with a *DamagedError.
+	MoveDamaged bool
 }
 
 // Open opens (creating if needed) the SQLite file at path, in WAL mode with
@@ -71,12 +86,16 @@ func OpenWith(path string, opts Options) (*DB, error) {
 	if opts.Registry == nil {
 		opts.Registry = campaign.Registry()
 	}
-	db, err := openFile(path)
+	db, damaged, err := openChecked(path, opts.MoveDamaged)
 	if err != nil {
 		return nil, err
 	}
-	return &DB{db: db, path: path, reg: opts.Registry, battles: map[events.Key]*battleState{}}, nil
+	return &DB{db: db, path: path, reg: opts.Registry, keys: opts.Keys, damaged: damaged, battles: map[events.Key]*battleState{}}, nil
 }
+
+// Damaged says what OpenWith did with a file it could not read (moved it
+// aside: Options.MoveDamaged), or nil when the file was sound.
+func (d *DB) Damaged() *Damaged { return d.damaged }
 
 // openFile opens the file and brings its schema up to date.
 func openFile(path string) (*sql.DB, error) {
@@ -181,7 +200,8 @@ func migrate(ctx context.Context, db *sql.DB) error {
 func (d *DB) Checkpoint(ctx context.Context) (uint64, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	return d.checkpoint(ctx)
+	cp, err := d.checkpoint(ctx)
+	return cp, d.unreadableErr(err)
 }
 
 func (d *DB) checkpoint(ctx context.Context) (uint64, error) {
@@ -203,6 +223,7 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 	if len(evs) == 0 {
 		return nil
 	}
+	defer func() { err = d.unreadableErr(err) }()
 	d.apply.Lock()
 	defer d.apply.Unlock()
 	d.mu.RLock()
@@ -216,7 +237,8 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 		return fmt.Errorf("sqlite: begin: %w", err)
 	}
 	tx := &txw{Tx: sqlTx, stmts: map[string]*sql.Stmt{}}
-	bt := &batch{touched: map[events.Key]*battleState{}, standings: map[string]int{}}
+	bt := &batch{touched: map[events.Key]*battleState{}, standings: map[string]int{},
+		heads: map[events.Key]*streamHead{}, moved: map[events.Key]bool{}, stopped: map[events.Key]int{}}
 	touched := bt.touched
 	defer func() {
 		if err != nil {
@@ -228,16 +250,47 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 			}
 		}
 	}()
+	if err := d.loadStopped(ctx, tx, bt); err != nil {
+		return fmt.Errorf("sqlite: stopped streams: %w", err)
+	}
+	var verified []events.Verified
+	if d.keys != nil {
+		verified = events.VerifySignatures(evs)
+	}
 	last := cp
 	for i := range evs {
 		e := &evs[i]
 		if e.Sequence <= last {
 			continue
 		}
+		last = e.Sequence
+		key := e.Key()
+		if n, ok := bt.stopped[key]; ok {
+			bt.stopped[key] = n + 1
+			continue
+		}
+		h, err := d.head(ctx, tx, key, bt)
+		if err != nil {
+			return fmt.Errorf("sqlite: stream head of %s: %w", key, err)
+		}
+		var v events.Verified
+		if verified != nil {
+			v = verified[i]
+		}
+		if why := d.admit(e, v, h); why != "" {
+			if err := d.stop(ctx, tx, e, why, bt); err != nil {
+				return fmt.Errorf("sqlite: stop %s: %w", key, err)
+			}
+			continue
+		}
 		if err := d.applyEvent(ctx, tx, e, bt); err != nil {
 			return fmt.Errorf("sqlite: event %d (%s %s): %w", e.Sequence, e.Type, e.ID, err)
 		}
-		last = e.Sequence
+		h.version, h.hash = e.Version, events.Hash(e.Raw)
+		bt.moved[key] = true
+	}
+	if err := writeHeads(ctx, tx, bt); err != nil {
+		return fmt.Errorf("sqlite: stream heads: %w", err)
 	}
 	keys := make([]events.Key, 0, len(touched))
 	for k := range touched {
@@ -283,6 +336,12 @@ type batch struct {
 	// standings maps a campaign to the number of its first battle whose
 	// standings and rosters must be folded again.
 	standings map[string]int
+	// heads are the streams' last applied events (moved: changed by the
+	// batch); stopped the stopped streams, with how many of their events
+	// the batch skipped.
+	heads   map[events.Key]*streamHead
+	moved   map[events.Key]bool
+	stopped map[events.Key]int
 }
 
 func (d *DB) applyEvent(ctx context.Context, tx *txw, e *events.Envelope, bt *batch) error {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/jetstream"
@@ -30,6 +32,14 @@ func mustOpen(tb testing.TB, path string) *sqlite.DB {
 // battleLog plays a small battle with many commands into a real log.
 func battleLog(t *testing.T) events.Log {
 	t.Helper()
+	log, _ := battleLogWith(t, campaign.Options{})
+	return log
+}
+
+// battleLogWith is battleLog with the service's options (a signing key),
+// and the connection, for writing to NATS behind the service's back.
+func battleLogWith(t *testing.T, opts campaign.Options) (events.Log, *nats.Conn) {
+	t.Helper()
 	nc := jstest.RunServer(t)
 	js := jstest.JetStream(t, nc)
 	log := jstest.OpenLog(t, nc, jetstream.Config{})
@@ -37,7 +47,8 @@ func battleLog(t *testing.T) events.Log {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := campaign.NewService(log, vault, campaign.Options{Entropy: dicetest.Entropy(t)})
+	opts.Entropy = dicetest.Entropy(t)
+	svc := campaign.NewService(log, vault, opts)
 	do := func(id, name, battle string, body any, dice ...int) {
 		t.Helper()
 		b, _ := json.Marshal(body)
@@ -69,7 +80,7 @@ func battleLog(t *testing.T) events.Log {
 			}
 		}
 	}
-	return log
+	return log, nc
 }
 
 func TestResumeAfterStopEqualsCleanRebuild(t *testing.T) {

@@ -1,0 +1,125 @@
+package sqlite_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clubledger/ledger/projections"
+	"github.com/clubledger/ledger/projections/sqlite"
+)
+
+// TestDamagedFileIsMovedAsideAndRebuilt: a projection file cut short, with
+// a damaged header, or not a database at all is refused in words without
+// MoveDamaged, and with it moved aside (saying where) and rebuilt from the
+// log, equal to a clean build. A file whose pages are damaged past the
+// header opens, and Digest (projections verify) says it cannot be read.
+func TestDamagedFileIsMovedAsideAndRebuilt(t *testing.T) {
+	ctx := context.Background()
+	log := battleLog(t)
+	dir := t.TempDir()
+	cleanPath := filepath.Join(dir, "clean.db")
+	clean, err := sqlite.Open(cleanPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := projections.Run(ctx, log, clean, projections.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := clean.Digest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean.Close()
+	good, err := os.ReadFile(cleanPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(good) < 3*4096 {
+		t.Fatalf("the projection is only %d bytes", len(good))
+	}
+	damages := map[string]struct {
+		bytes []byte
+		says  string
+	}{
+		"cut in a page":     {good[:len(good)/2+100], "cut short"},
+		"cut at a page":     {good[:4096*2], "cut short: the header says"},
+		"cut in the header": {good[:60], "less than a SQLite header"},
+		"damaged header":    {append([]byte("\x00\x01garbage-garbage"), good[16:]...), "not a SQLite database"},
+		"page size":         {append(append(append([]byte(nil), good[:16]...), 0x03, 0x00), good[18:]...), "page size 768"},
+		"not a database":    {bytes.Repeat([]byte("this is not a database, it is a note\n"), 300), "not a SQLite database"},
+	}
+	for name, d := range damages {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".db")
+		if err := os.WriteFile(path, d.bytes, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(path+"-wal", []byte("stale"), 0o644)
+		var de *sqlite.DamagedError
+		if _, err := sqlite.Open(path); !errors.As(err, &de) || !strings.Contains(err.Error(), d.says) || !strings.Contains(err.Error(), "cannot read the projection file") || !strings.Contains(err.Error(), "only a projection") {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		db, err := sqlite.OpenWith(path, sqlite.Options{MoveDamaged: true})
+		if err != nil {
+			t.Errorf("%s, moved aside: %v", name, err)
+			continue
+		}
+		dm := db.Damaged()
+		if dm == nil || dm.Path != path || !strings.HasPrefix(dm.MovedTo, path+".damaged-") || !strings.Contains(dm.String(), "moved it to "+dm.MovedTo) {
+			t.Errorf("%s: %+v", name, dm)
+		}
+		if moved, err := os.ReadFile(dm.MovedTo); err != nil || !bytes.Equal(moved, d.bytes) {
+			t.Errorf("%s: the damaged file is not kept at %s: %v", name, dm.MovedTo, err)
+		}
+		if wal, err := os.ReadFile(dm.MovedTo + "-wal"); err != nil || string(wal) != "stale" {
+			t.Errorf("%s: its -wal did not go with it: %v", name, err)
+		}
+		if err := projections.Run(ctx, log, db, projections.RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.Digest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("%s: rebuilt table %s differs", name, got[i].Table)
+			}
+		}
+		db.Close()
+		if again, err := sqlite.OpenWith(path, sqlite.Options{MoveDamaged: true}); err != nil || again.Damaged() != nil {
+			t.Errorf("%s: reopened: %v", name, err)
+		} else {
+			again.Close()
+		}
+	}
+
+	// Pages damaged past the header: it opens; reading says it cannot.
+	path := filepath.Join(dir, "pages.db")
+	bad := bytes.Clone(good)
+	for i := len(bad) - 2*4096; i < len(bad); i++ {
+		bad[i] = 0xa5
+	}
+	os.WriteFile(path, bad, 0o644)
+	db, err := sqlite.Open(path)
+	if err != nil {
+		var de *sqlite.DamagedError
+		if !errors.As(err, &de) {
+			t.Fatalf("damaged pages: %v", err)
+		}
+		t.Logf("damaged pages refused at open: %v", err)
+		return
+	}
+	defer db.Close()
+	var de *sqlite.DamagedError
+	if _, err := db.Digest(ctx); !errors.As(err, &de) || !strings.Contains(err.Error(), "cannot read") {
+		t.Errorf("digest of damaged pages: %v", err)
+	} else {
+		t.Logf("damaged pages: %v", err)
+	}
+}
