@@ -48,13 +48,27 @@ func (p *Projector) Run(ctx context.Context) {
 		return
 	}
 	p.set(cp)
-	err = projections.Run(ctx, p.log, p.proj, projections.RunOptions{
-		Follow:     true,
-		OnProgress: func(pr projections.Progress) { p.set(pr.Sequence) },
-	})
-	if err != nil && ctx.Err() == nil {
-		p.lg.Error("projector stopped", "err", err)
-		p.close(err)
+	for {
+		err = projections.Run(ctx, p.log, p.proj, projections.RunOptions{
+			Follow:     true,
+			OnProgress: func(pr projections.Progress) { p.set(pr.Sequence) },
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		if !errors.Is(err, events.ErrUnavailable) {
+			p.lg.Error("projector stopped", "err", err)
+			p.close(err)
+			return
+		}
+		// The log cannot answer for now (no quorum, a leader being
+		// elected): follow again from the checkpoint once it can.
+		p.lg.Warn("projector: the log is unavailable; following again shortly", "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
 	}
 }
 
