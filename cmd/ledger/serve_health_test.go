@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -102,4 +103,93 @@ func TestServeReadinessFollowsTheCluster(t *testing.T) {
 	c.Restart(2)
 	took = waitFor("ready again with the quorum back", 30*time.Second, func() bool { code, _ := get("/readyz", ""); return code == 200 })
 	t.Logf("ready %s after the quorum came back", took.Round(time.Millisecond))
+}
+
+// TestServeFaultsInWords: on a three-node cluster that loses its quorum, a
+// command answers 503 unavailable with Retry-After, within a bound, saying
+// the outcome is unknown and to retry with the same id; a CLI started then
+// answers in words within seconds (exit 5), not after 30; once the quorum
+// is back the same id succeeds, and the command is in the log once.
+func TestServeFaultsInWords(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster test")
+	}
+	c := jstest.RunCluster(t, 3)
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	cfg.HTTP.Addr = "127.0.0.1:0"
+	cfg.NATS.URL = strings.Join([]string{c.URL(0), c.URL(1), c.URL(2)}, ",")
+	cfg.NATS.Replicas = 3
+	cfg.NATS.User, cfg.NATS.Password = ledgerjs.UserLedger, c.Credentials().Password(ledgerjs.UserLedger)
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := Serve(ctx, cfg, ServeOptions{AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil)), Entropy: dicetest.Entropy(t)})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	defer func() {
+		cancel()
+		_ = s.Wait()
+	}()
+	ts := &testServer{t: t, cfg: cfg, served: s, url: s.URL, tokens: map[string]string{}}
+	ts.must(ts.command("admin", "", "campaign.create", map[string]any{"command": map[string]any{
+		"name": "League", "sides": []map[string]string{{"id": "red", "name": "Red"}, {"id": "blue", "name": "Blue"}}}}), 201)
+
+	c.Shutdown(1)
+	c.Shutdown(2)
+	add := map[string]any{"id": "add-during-the-fault", "command": map[string]any{"player": "p1", "role": "reader"}}
+	var r response
+	var took time.Duration
+	// The first moments after the loss a leader may still think it leads;
+	// within seconds every command is answered 503.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		start := time.Now()
+		r = ts.command("admin", "", "player.add", add)
+		took = time.Since(start)
+		if r.status == 503 || time.Now().After(deadline) {
+			break
+		}
+		if r.status != 201 && r.status != 200 {
+			t.Fatalf("during the fault: %d %s", r.status, r.raw)
+		}
+		add = map[string]any{"id": fmt.Sprintf("add-during-the-fault-%d", time.Now().UnixNano()), "command": map[string]any{"player": fmt.Sprintf("p%d", time.Now().UnixNano()%100000), "role": "reader"}}
+	}
+	msg, _ := r.errorField("message").(string)
+	if r.status != 503 || r.errorField("code") != "unavailable" || !strings.Contains(msg, "the same id") {
+		t.Fatalf("a command without a quorum: %d %s", r.status, r.raw)
+	}
+	if took > 5*time.Second {
+		t.Errorf("a command without a quorum took %s to answer", took)
+	}
+	t.Logf("a command without a quorum answered 503 in %s: %s", took.Round(time.Millisecond), msg)
+
+	// A fresh CLI on the cluster answers in words within seconds.
+	cli := &testCLI{t: t, cfg: cfg, entropy: dicetest.Entropy(t)}
+	cli.cfg.DataDir = t.TempDir()
+	start := time.Now()
+	code, _, errs := cli.run("campaign", "show", "demo")
+	if code != exitUnavailable || time.Since(start) > 10*time.Second || !strings.Contains(errs, "unavailable") {
+		t.Errorf("a CLI without a quorum: exit %d after %s: %s", code, time.Since(start), errs)
+	}
+	t.Logf("a CLI without a quorum: exit %d after %s", code, time.Since(start).Round(time.Millisecond))
+
+	c.Restart(1)
+	c.Restart(2)
+	// The same id again, once the quorum is back: applied once.
+	deadline = time.Now().Add(60 * time.Second)
+	for {
+		r = ts.command("admin", "", "player.add", add)
+		if r.status == 201 || r.status == 200 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if r.status != 201 && r.status != 200 {
+		t.Fatalf("the same id after the quorum came back: %d %s", r.status, r.raw)
+	}
+	evs := ts.do("GET", "/api/campaigns/demo/events", testAdminToken, nil)
+	if n := strings.Count(string(evs.raw), `"command_id": "`+add["id"].(string)+`"`); n != 1 {
+		t.Fatalf("the command retried with its id is in the log %d times", n)
+	}
 }
