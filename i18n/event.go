@@ -322,6 +322,17 @@ func (r *renderer) format(f string, v any) (any, bool) {
 		}
 		return s + "…", true
 	case "pt":
+		sep := ", "
+		if r.decimalComma() {
+			sep = "; "
+		}
+		if s, isText := v.(string); isText {
+			x, y, ok := englishPoint(s)
+			if !ok {
+				return nil, false
+			}
+			return "(" + r.decimal(x) + sep + r.decimal(y) + ")", true
+		}
 		m, ok := v.(map[string]any)
 		if !ok {
 			return nil, false
@@ -331,11 +342,97 @@ func (r *renderer) format(f string, v any) (any, bool) {
 		if !okx || !oky {
 			return nil, false
 		}
-		sep := ", "
-		if r.decimalComma() {
-			sep = "; "
-		}
 		return "(" + r.fixed(x, 1) + sep + r.fixed(y, 1) + ")", true
+	case "sub":
+		// A phrase of another family (phrase.go): a part of a message the
+		// rules print from words of their own; each element of a list,
+		// joined by "; ".
+		if list, isList := v.([]any); isList {
+			parts := make([]string, 0, len(list))
+			for _, el := range list {
+				s, ok := el.(string)
+				if !ok {
+					return nil, false
+				}
+				out, ok := r.phrase(arg, s, nil)
+				if !ok {
+					return nil, false
+				}
+				parts = append(parts, out)
+			}
+			return strings.Join(parts, "; "), true
+		}
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		out, ok := r.phrase(arg, s, nil)
+		if !ok {
+			return nil, false
+		}
+		return out, true
+	case "semis":
+		// Parts the code joined by "; ".
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		var list []any
+		for _, part := range strings.Split(s, "; ") {
+			list = append(list, part)
+		}
+		return list, true
+	case "lead":
+		// The number a text starts with: 2 of "2 actions".
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		head, _, _ := strings.Cut(s, " ")
+		if _, err := strconv.ParseFloat(head, 64); err != nil {
+			return nil, false
+		}
+		return json.Number(head), true
+	case "split", "splitby":
+		// A list the rules print joined by ", " (or by arg).
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		sep := ", "
+		if name == "splitby" {
+			sep = arg
+		}
+		var list []any
+		for _, part := range strings.Split(s, sep) {
+			if part != "" {
+				list = append(list, part)
+			}
+		}
+		return list, true
+	case "vlist":
+		// A list printed by %v: [a b].
+		s, ok := v.(string)
+		if !ok || !strings.HasPrefix(s, "[") || !strings.HasSuffix(s, "]") {
+			return nil, false
+		}
+		var list []any
+		for _, part := range strings.Fields(s[1 : len(s)-1]) {
+			list = append(list, part)
+		}
+		return list, true
+	case "num":
+		// A number as printed, in the language's format.
+		switch x := v.(type) {
+		case string:
+			if _, err := strconv.ParseFloat(x, 64); err != nil {
+				return nil, false
+			}
+			return r.decimal(x), true
+		case json.Number:
+			return r.decimal(x.String()), true
+		}
+		return nil, false
 	}
 	if strings.HasPrefix(name, "@") {
 		word := func(x any) (string, bool) {
@@ -360,6 +457,18 @@ func (r *renderer) format(f string, v any) (any, bool) {
 			return strings.Join(words, ", "), true
 		}
 		return word(v)
+	}
+	if s, isText := v.(string); isText && name == "len" {
+		// A length as the rules print it (6", 6.25"), with at least one
+		// decimal, as every length of the ledger is shown: 6,0".
+		num, unit, ok := englishLength(s)
+		if !ok {
+			return nil, false
+		}
+		if !strings.Contains(num, ".") {
+			num += ".0"
+		}
+		return r.decimal(num) + r.unit(unit), true
 	}
 	x, ok := number(v)
 	if !ok {
@@ -417,6 +526,8 @@ func (r *renderer) text(v any) (string, bool) {
 			return "", false
 		}
 		return r.num(f), true
+	case float64:
+		return r.num(x), true
 	case []any:
 		parts := make([]string, 0, len(x))
 		for _, el := range x {
@@ -432,6 +543,28 @@ func (r *renderer) text(v any) (string, bool) {
 }
 
 func (r *renderer) decimalComma() bool { return r.lang == "ru" }
+
+// decimal is a number printed in English ("6.5") in the language's format.
+func (r *renderer) decimal(s string) string {
+	if r.decimalComma() {
+		return strings.ReplaceAll(s, ".", ",")
+	}
+	return s
+}
+
+// unit is what follows a length in a unit ("in" or "cm").
+func (r *renderer) unit(u string) string {
+	switch u {
+	case "cm":
+		if r.lang == "ru" {
+			return " см"
+		}
+		return " cm"
+	case "in":
+		return `"`
+	}
+	return ""
+}
 
 // num is Number in the language's format.
 func (r *renderer) num(v float64) string {

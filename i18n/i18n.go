@@ -38,6 +38,9 @@ var Languages = []string{"en", "ru"}
 // Catalogue is the set of message catalogues, one per language.
 type Catalogue struct {
 	texts map[string]map[string]string
+	// phrases are the English formats of refusals and other messages made
+	// by code, by family (phrase.go).
+	phrases map[string][]phrase
 }
 
 // Load reads the embedded catalogues. Every key of the English catalogue
@@ -55,6 +58,11 @@ func Load() (*Catalogue, error) {
 		}
 		c.texts[lang] = m
 	}
+	ph, err := compilePhrases(c.texts["en"])
+	if err != nil {
+		return nil, fmt.Errorf("i18n: %w", err)
+	}
+	c.phrases = ph
 	return c, nil
 }
 
@@ -101,7 +109,12 @@ func (c *Catalogue) Page(lang string) map[string]string {
 }
 
 func pageKey(k string) bool {
-	return !strings.HasPrefix(k, "refusal.") && !strings.HasPrefix(k, "event.") && !strings.HasPrefix(k, "term.")
+	for _, p := range []string{"refusal.", "event.", "term.", "phrase.", "cli."} {
+		if strings.HasPrefix(k, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // Keys returns the keys of lang's catalogue, sorted (for tests).
@@ -158,15 +171,31 @@ type Vars struct {
 }
 
 // Refusal renders r's message in lang. English is the rules' own message.
-// Another language uses the template for r's rule and code, filled from r's
-// numbers and vars; without a usable template it falls back to the English
-// message. The rule id is not part of the message: callers show it beside.
+// Another language says it by the phrase of r's code whose English format
+// the message matches ("refusal.<code>#<n>", phrase.go), its template
+// naming the message's values by position and r's numbers and vars' words
+// by name; else by the template for r's rule and code filled from r's
+// numbers and vars alone; without a usable one it falls back to the
+// English message. The rule id is not part of the message: callers show it
+// beside.
 func (c *Catalogue) Refusal(lang string, r *rules.Refusal, vars Vars) string {
-	if lang == "en" || r == nil {
+	if lang == "en" || r == nil || c == nil {
 		if r == nil {
 			return ""
 		}
 		return r.Message
+	}
+	more := map[string]any{}
+	for k, w := range vars.Words {
+		if w != "" {
+			more[k] = w
+		}
+	}
+	for k, v := range r.Numbers {
+		more[k] = v
+	}
+	if out, ok := c.phraseWith(lang, "refusal."+r.Code, r.Message, more, vars.Measurement); ok {
+		return out
 	}
 	m := c.texts[lang]
 	tmpl, ok := m["refusal."+r.Rule+"/"+r.Code]

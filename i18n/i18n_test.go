@@ -1,6 +1,7 @@
 package i18n
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -16,45 +17,89 @@ func TestWebRefusalInEnglishAndRussian(t *testing.T) {
 	if got := c.Refusal("en", r, vars); got != r.Message {
 		t.Errorf("en: %q", got)
 	}
-	ru := c.Refusal("ru", r, vars)
-	for _, want := range []string{`6,0" за действие`, "1 действ.", `6,0"`, `6,1"`} {
-		if !strings.Contains(ru, want) {
-			t.Errorf("ru: %q lacks %q", ru, want)
-		}
+	// Russian says the same message, every word and number of it.
+	if ru := c.Refusal("ru", r, vars); ru != `пехота: 6,0" за действие; 1 действие позволяет 6,0", а это передвижение — 6,1"` {
+		t.Errorf("ru: %q", ru)
 	}
-	// In centimetres the lengths say so.
-	if ru := c.Refusal("ru", r, Vars{Measurement: "cm"}); !strings.Contains(ru, "6,1 см") {
+	// In centimetres, with the turns and terrain the move cost, and the
+	// formation the unit moves in.
+	cm := &rules.Refusal{Rule: "C.17", Code: "move_too_far",
+		Message: `light_infantry attack_column moves 10 cm per action; 2 actions allows 20.0 cm, this move is 21.25 cm (path 18.0 cm, turning 3.25 cm)`}
+	if ru := c.Refusal("ru", cm, Vars{}); ru != `лёгкая пехота в построении «колонна к атаке»: 10,0 см за действие; 2 действия позволяют 20,0 см, а это передвижение — 21,25 см (путь 18,0 см, повороты 3,25 см)` {
 		t.Errorf("ru cm: %q", ru)
 	}
-	// A code without a template, or a template naming a word the refusal
-	// lacks, falls back to the English message: nothing is lost.
-	other := &rules.Refusal{Rule: "X.1", Code: "no_such_code", Message: "the English words"}
-	if got := c.Refusal("ru", other, vars); got != other.Message {
-		t.Errorf("fallback: %q", got)
+	// A message no format of its code matches, or a code without formats,
+	// falls back to the English message: nothing is lost.
+	for _, other := range []*rules.Refusal{
+		{Rule: "X.1", Code: "no_such_code", Message: "the English words"},
+		{Rule: "C.3", Code: "no_order", Message: "unit u has no order, worded as the rules never did"},
+		// A part of a message in words no phrase knows.
+		{Rule: "C.17", Code: "move_too_far", Message: `infantry moves 6" per action; 1 action allows 6.0", this move is 6.1" (by moonlight)`},
+	} {
+		if got := c.Refusal("ru", other, vars); got != other.Message {
+			t.Errorf("fallback: %q", got)
+		}
 	}
-	noUnit := &rules.Refusal{Rule: "C.3", Code: "no_order", Message: "unit u has no order this turn, so no actions"}
-	if got := c.Refusal("ru", noUnit, Vars{}); got != noUnit.Message {
-		t.Errorf("missing word: %q", got)
+	// The values come from the message itself: no command words needed.
+	noUnit := &rules.Refusal{Rule: "C.3", Code: "no_order", Message: "unit 33-ligne has no order this turn, so no actions"}
+	if got := c.Refusal("ru", noUnit, Vars{}); got != "у отряда 33-ligne в этот ход нет приказа, а значит, нет и действий" {
+		t.Errorf("no_order: %q", got)
 	}
-	if got := c.Refusal("ru", noUnit, vars); !strings.Contains(got, "33-ligne") || !strings.Contains(got, "нет приказа") {
-		t.Errorf("with the unit: %q", got)
-	}
-	// A rule-specific template wins over the code's.
-	c11 := &rules.Refusal{Rule: "C.11", Code: "unit_failed", Message: "x"}
-	if got := c.Refusal("ru", c11, vars); !strings.Contains(got, "главнокомандующий") {
+	// One code, several messages: each its own words.
+	c11 := &rules.Refusal{Rule: "C.11", Code: "unit_failed", Message: "unit ir-4 already failed an order this turn: not even the commander-in-chief may order it"}
+	if got := c.Refusal("ru", c11, vars); !strings.Contains(got, "даже главнокомандующий") || !strings.Contains(got, "ir-4") {
 		t.Errorf("C.11: %q", got)
+	}
+	// Words of the rules (a status) in Russian.
+	routed := &rules.Refusal{Rule: "T.4", Code: "unit_inactive", Message: "unit ir-4 is routed and cannot move"}
+	if got := c.Refusal("ru", routed, vars); got != "отряд ir-4 бежит и двигаться не может" {
+		t.Errorf("T.4: %q", got)
 	}
 }
 
-func TestWebCataloguesComplete(t *testing.T) {
+// TestCataloguesComplete: a message exists in both languages or in
+// neither. Event descriptions (event.*) are the one exception by design:
+// their English is the rules' own (rules.Describe), and
+// TestWebEventTemplatesComplete checks that each event type has its
+// Russian, and here that each Russian template belongs to an event type
+// or is a part another one names.
+func TestCataloguesComplete(t *testing.T) {
 	c := MustLoad()
-	ru := map[string]bool{}
-	for _, k := range c.Keys("ru") {
-		ru[k] = true
+	for _, pair := range [][2]string{{"en", "ru"}, {"ru", "en"}} {
+		have := map[string]bool{}
+		for _, k := range c.Keys(pair[1]) {
+			have[k] = true
+		}
+		for _, k := range c.Keys(pair[0]) {
+			if pair[0] == "ru" && strings.HasPrefix(k, "event.") {
+				continue
+			}
+			if !have[k] {
+				t.Errorf("%s.json has %q, %s.json does not", pair[0], k, pair[1])
+			}
+		}
 	}
-	for _, k := range c.Keys("en") {
-		if !ru[k] {
-			t.Errorf("ru.json lacks %q", k)
+	types := map[string]bool{}
+	for _, ty := range eventTypes(t) {
+		types[ty] = true
+	}
+	named := map[string]bool{}
+	for _, k := range c.Keys("ru") {
+		for _, m := range regexp.MustCompile(`each=([^|}:]+)`).FindAllStringSubmatch(c.texts["ru"][k], -1) {
+			named[m[1]] = true
+		}
+	}
+	for _, k := range c.Keys("ru") {
+		if typ, ok := strings.CutPrefix(k, "event."); ok && !types[typ] && !named[k] {
+			t.Errorf("ru.json has %q, which is no event type and no part of another template", k)
+		}
+	}
+	// Empty texts are gaps too (a phrase for an empty part may be empty).
+	for _, lang := range Languages {
+		for _, k := range c.Keys(lang) {
+			if c.texts[lang][k] == "" && !strings.HasPrefix(k, "phrase.") {
+				t.Errorf("%s.json: %q is empty", lang, k)
+			}
 		}
 	}
 }

@@ -1,0 +1,335 @@
+package i18n
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The English of refusals and audit findings is printed by code this
+// package does not own. These helpers read that code's Go sources and list
+// every message it can print, as (family, format) pairs, so that the
+// catalogues are checked against the code itself, never against a list
+// kept by hand.
+
+// sourcePhrase is a message format found in the sources.
+type sourcePhrase struct {
+	Family string // "refusal.unit_inactive"
+	Format string // "unit %s is %s and cannot act"
+	Pos    string // file:line
+	Args   []string
+}
+
+// parseDir parses the non-test Go files of dir (relative to the module
+// root).
+func parseDir(t *testing.T, fset *token.FileSet, dir string) []*ast.File {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*ast.File
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no Go files in %s", dir)
+	}
+	return out
+}
+
+// stringValues returns the texts an expression may have: a literal's, each
+// side of a + combined, a local variable's literal assignments in fn; any
+// other expression is a value printed with %s.
+func stringValues(e ast.Expr, fn *ast.FuncDecl) []string {
+	switch x := e.(type) {
+	case *ast.BasicLit:
+		if x.Kind == token.STRING {
+			s, err := strconv.Unquote(x.Value)
+			if err == nil {
+				return []string{s}
+			}
+		}
+	case *ast.ParenExpr:
+		return stringValues(x.X, fn)
+	case *ast.BinaryExpr:
+		if x.Op == token.ADD {
+			var out []string
+			for _, a := range stringValues(x.X, fn) {
+				for _, b := range stringValues(x.Y, fn) {
+					out = append(out, a+b)
+				}
+			}
+			return out
+		}
+	case *ast.Ident:
+		if vals := assignedLiterals(x, fn); len(vals) > 0 {
+			return vals
+		}
+	}
+	return []string{"%s"}
+}
+
+// assignedLiterals returns the string literals the local variable id may
+// hold where it is used: those of its declaration (the innermost := in a
+// block that holds the use) and of the assignments to it in that block
+// before the use.
+func assignedLiterals(id *ast.Ident, fn *ast.FuncDecl) []string {
+	if fn == nil {
+		return nil
+	}
+	type assign struct {
+		as    *ast.AssignStmt
+		i     int
+		block ast.Node
+	}
+	var all []assign
+	var blocks []ast.Node
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		ast.Inspect(n, func(c ast.Node) bool {
+			if c == nil {
+				return true
+			}
+			if b, ok := c.(*ast.BlockStmt); ok && c != n {
+				blocks = append(blocks, b)
+				for _, st := range b.List {
+					walk(st)
+				}
+				blocks = blocks[:len(blocks)-1]
+				return false
+			}
+			if as, ok := c.(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) && as.Pos() < id.Pos() {
+				for i, l := range as.Lhs {
+					if lid, ok := l.(*ast.Ident); ok && lid.Name == id.Name {
+						var b ast.Node = fn.Body
+						if len(blocks) > 0 {
+							b = blocks[len(blocks)-1]
+						}
+						all = append(all, assign{as, i, b})
+					}
+				}
+			}
+			return true
+		})
+	}
+	walk(fn.Body)
+	var decl *assign
+	for k := range all {
+		a := &all[k]
+		if a.as.Tok == token.DEFINE && a.block.Pos() <= id.Pos() && id.Pos() <= a.block.End() {
+			decl = a
+		}
+	}
+	if decl == nil {
+		return nil
+	}
+	var out []string
+	for _, a := range all {
+		if a.as.Pos() < decl.as.Pos() || a.as.Pos() < decl.block.Pos() || a.as.End() > decl.block.End() {
+			continue
+		}
+		if lit, ok := a.as.Rhs[a.i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			if s, err := strconv.Unquote(lit.Value); err == nil {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// exprString is a short text of an expression, for messages.
+func exprString(fset *token.FileSet, e ast.Expr) string {
+	var b strings.Builder
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.Ident:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(x.Name)
+		case *ast.BasicLit:
+			b.WriteString(x.Value)
+		}
+		return true
+	})
+	return b.String()
+}
+
+// eachCall calls f for every call in the files, with its enclosing
+// function.
+func eachNode(files []*ast.File, f func(n ast.Node, fn *ast.FuncDecl)) {
+	for _, file := range files {
+		for _, d := range file.Decls {
+			fn, _ := d.(*ast.FuncDecl)
+			ast.Inspect(d, func(n ast.Node) bool {
+				if n != nil {
+					f(n, fn)
+				}
+				return true
+			})
+		}
+	}
+}
+
+// refusalSources lists every refusal the rules and the campaign service
+// can give: each refuse(rule, "code", format, ...) of package rules and
+// each rules.Refusal{Code: "code", Message: ...} of the campaign, with its
+// message's formats.
+func refusalSources(t *testing.T) []sourcePhrase {
+	t.Helper()
+	fset := token.NewFileSet()
+	var out []sourcePhrase
+	add := func(code string, formats []string, pos token.Pos, args []string) {
+		for _, f := range formats {
+			out = append(out, sourcePhrase{Family: "refusal." + code, Format: f, Pos: shortPos(fset, pos), Args: args})
+		}
+	}
+	for _, dir := range []string{"rules", "campaign"} {
+		eachNode(parseDir(t, fset, dir), func(n ast.Node, fn *ast.FuncDecl) {
+			switch x := n.(type) {
+			case *ast.CallExpr:
+				id, ok := x.Fun.(*ast.Ident)
+				if !ok || id.Name != "refuse" || len(x.Args) < 3 {
+					return
+				}
+				code, ok := literal(x.Args[1])
+				if !ok {
+					t.Errorf("%s: refuse with a code that is not a literal", shortPos(fset, x.Pos()))
+					return
+				}
+				var args []string
+				for _, a := range x.Args[3:] {
+					args = append(args, exprString(fset, a))
+				}
+				add(code, stringValues(x.Args[2], fn), x.Pos(), args)
+			case *ast.CompositeLit:
+				if !isRefusalType(x.Type) {
+					return
+				}
+				var code string
+				var msg ast.Expr
+				for _, el := range x.Elts {
+					kv, ok := el.(*ast.KeyValueExpr)
+					if !ok {
+						continue
+					}
+					switch key, _ := kv.Key.(*ast.Ident); key.Name {
+					case "Code":
+						code, _ = literal(kv.Value)
+					case "Message":
+						msg = kv.Value
+					}
+				}
+				if code == "" || msg == nil {
+					return // a refusal passed on (refuse itself), not made here
+				}
+				var args []string
+				formats := []string{"%s"}
+				if call, ok := msg.(*ast.CallExpr); ok && isSprintf(call) && len(call.Args) > 0 {
+					formats = stringValues(call.Args[0], fn)
+					for _, a := range call.Args[1:] {
+						args = append(args, exprString(fset, a))
+					}
+				} else if _, isCall := msg.(*ast.CallExpr); !isCall {
+					formats = stringValues(msg, fn)
+				}
+				add(code, formats, x.Pos(), args)
+			}
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Family < out[j].Family })
+	return out
+}
+
+// auditSources lists the audit's findings (a.add and a.fail formats) and
+// check summaries (.Summary = fmt.Sprintf).
+func auditSources(t *testing.T) []sourcePhrase {
+	t.Helper()
+	fset := token.NewFileSet()
+	var out []sourcePhrase
+	eachNode(parseDir(t, fset, "campaign/audit"), func(n ast.Node, fn *ast.FuncDecl) {
+		switch x := n.(type) {
+		case *ast.CallExpr:
+			sel, ok := x.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return
+			}
+			i := map[string]int{"add": 4, "fail": 2}[sel.Sel.Name]
+			if i == 0 || len(x.Args) <= i {
+				return
+			}
+			if id, isIdent := x.Args[i].(*ast.Ident); isIdent && len(assignedLiterals(id, fn)) == 0 {
+				return // a.add called on by a.fail with its format
+			}
+			var args []string
+			for _, a := range x.Args[i+1:] {
+				args = append(args, exprString(fset, a))
+			}
+			for _, f := range stringValues(x.Args[i], fn) {
+				out = append(out, sourcePhrase{Family: "phrase.audit.finding", Format: f, Pos: shortPos(fset, x.Pos()), Args: args})
+			}
+		case *ast.AssignStmt:
+			if len(x.Lhs) != 1 || len(x.Rhs) != 1 {
+				return
+			}
+			sel, ok := x.Lhs[0].(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "Summary" {
+				return
+			}
+			call, ok := x.Rhs[0].(*ast.CallExpr)
+			if !ok || !isSprintf(call) {
+				return
+			}
+			var args []string
+			for _, a := range call.Args[1:] {
+				args = append(args, exprString(fset, a))
+			}
+			for _, f := range stringValues(call.Args[0], fn) {
+				out = append(out, sourcePhrase{Family: "phrase.audit.summary", Format: f, Pos: shortPos(fset, x.Pos()), Args: args})
+			}
+		}
+	})
+	return out
+}
+
+func literal(e ast.Expr) (string, bool) {
+	lit, ok := e.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return "", false
+	}
+	s, err := strconv.Unquote(lit.Value)
+	return s, err == nil
+}
+
+func isRefusalType(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.Ident:
+		return x.Name == "Refusal"
+	case *ast.SelectorExpr:
+		return x.Sel.Name == "Refusal"
+	}
+	return false
+}
+
+func isSprintf(call *ast.CallExpr) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == "Sprintf"
+}
+
+func shortPos(fset *token.FileSet, p token.Pos) string {
+	pos := fset.Position(p)
+	return strings.TrimPrefix(filepath.ToSlash(pos.Filename), "../") + ":" + strconv.Itoa(pos.Line)
+}
