@@ -553,7 +553,7 @@ func (s *Session) picture(ctx context.Context, key events.Key, q PictureQuery) (
 		return nil, err
 	}
 	itoa := func(n uint64) string { return strconv.FormatUint(n, 10) }
-	opt := picture.Options{Data: map[string]string{"version": itoa(v), "last": itoa(last)}, Charge: overlay, Scale: q.Scale, NoLabels: q.NoLabels}
+	opt := picture.Options{Data: map[string]string{"version": itoa(v), "last": itoa(last)}, Charge: overlay, Scale: q.Scale, NoLabels: q.NoLabels, Lang: s.lang}
 	if v > 0 {
 		prev, err := tl.tl.At(v - 1)
 		if err == nil {

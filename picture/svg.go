@@ -87,6 +87,9 @@ type Options struct {
 	// Data are extra attributes of the root element, each written as
 	// data-<name> (in name order): the web adds the version drawn.
 	Data map[string]string
+	// Lang is the language of the picture's words (labels and hover
+	// titles): "en" (also when empty) or "ru".
+	Lang string
 }
 
 // Charge is a charge to draw: the charger's base before (From) and after
@@ -185,7 +188,7 @@ func Render(s *rules.State, opt Options) []byte {
 	if w <= 0 || d <= 0 {
 		w, d = 72, 48
 	}
-	p := &painter{depth: d, u: u}
+	p := &painter{depth: d, u: u, w: newWords(opt.Lang)}
 	title := opt.Title
 	if title == "" {
 		title = s.Name
@@ -247,7 +250,7 @@ func Render(s *rules.State, opt Options) []byte {
 		}
 		p.open("polygon", attrs{"class", "terrain " + strings.ReplaceAll(t.Kind.String(), ",", " "), "data-name", t.Name,
 			"points", p.points(t.Outline), "fill", fill, "stroke", stroke, "stroke-width", "1", "vector-effect", "non-scaling-stroke", "fill-opacity", "0.6"})
-		p.el("title", nil, t.Name+" ("+t.Kind.String()+")")
+		p.el("title", nil, t.Name+" ("+p.w.terrain(t.Kind.String())+")")
 		p.close("polygon")
 		if len(t.Outline) > 0 {
 			labels = append(labels, label{at: centroid(t.Outline), text: t.Name, class: "label terrain-label", fill: "#3b4a2c", px: terrainLabelPx, italic: true, prio: prioTerrain})
@@ -366,6 +369,7 @@ type label struct {
 type attrs []string
 
 type painter struct {
+	w     words
 	b     bytes.Buffer
 	depth float64
 	u     float64 // the picture's units per pixel
@@ -555,9 +559,9 @@ func (p *painter) unit(u *rules.Unit, side int, col string, moved bool) {
 		a = append(a, "opacity", "0.35")
 	}
 	p.open("g", a)
-	what := []string{u.Type, u.Formation, u.Status}
+	what := []string{p.w.term("type", u.Type), p.w.term("formation", u.Formation), p.w.term("status", u.Status)}
 	if u.Markers > 0 {
-		what = append(what, fmt.Sprintf("%d markers", u.Markers))
+		what = append(what, p.w.t("markers", "n", u.Markers))
 	}
 	name := u.ID
 	if u.Name != "" && u.Name != u.ID {
@@ -591,9 +595,9 @@ func (p *painter) unit(u *rules.Unit, side int, col string, moved bool) {
 // the picture's units at its scale).
 func (p *painter) general(id, name, side string, index, rating int, at geom.Vec, col string, cinc bool) label {
 	x, y := p.pt(at)
-	class, r, stroke, sw, what := fmt.Sprintf("general side-%d", index), generalPx, "#fff", "1.5", "general"
+	class, r, stroke, sw, what := fmt.Sprintf("general side-%d", index), generalPx, "#fff", "1.5", p.w.t("general")
 	if cinc {
-		class, r, stroke, sw, what = class+" cinc", cincPx, gold, "2.5", "commander-in-chief"
+		class, r, stroke, sw, what = class+" cinc", cincPx, gold, "2.5", p.w.t("cinc")
 	}
 	n := id
 	if name != "" && name != id {
@@ -601,7 +605,7 @@ func (p *painter) general(id, name, side string, index, rating int, at geom.Vec,
 	}
 	p.open("circle", attrs{"class", class, "data-general", id, "data-side", side, "data-x", exact(at.X), "data-y", exact(at.Y),
 		"cx", x, "cy", y, "r", Num(r * p.u), "data-px-r", Num(r), "fill", col, "stroke", stroke, "stroke-width", sw, "vector-effect", "non-scaling-stroke"})
-	p.el("title", nil, fmt.Sprintf("%s, %s, rating %d", n, what, rating))
+	p.el("title", nil, p.w.t("general_title", "name", n, "what", what, "rating", rating))
 	p.close("circle")
 	return label{at: at, r: r * p.u, text: id, class: "label general-label", fill: "#333", px: generalLabelPx, italic: true, data: id, prio: prioGeneral}
 }
@@ -633,9 +637,9 @@ func (p *painter) flankMarch(m rules.FlankMarch, w, d float64, col string, k int
 	x2, y2 := p.pt(b)
 	p.open("line", attrs{"class", class, "data-flank-march", strconv.Itoa(m.N), "data-side", m.Side, "data-edge", string(m.Edge),
 		"x1", x1, "y1", y1, "x2", x2, "y2", y2, "stroke", col, "stroke-width", "5", "stroke-dasharray", "12 6", "stroke-opacity", "0.8", "vector-effect", "non-scaling-stroke"})
-	p.el("title", nil, fmt.Sprintf("flank march %d (%s): %s edge", m.N, m.Side, m.Edge))
+	p.el("title", nil, p.w.t("flank_title", "n", m.N, "side", m.Side, "edge", string(m.Edge)))
 	p.close("line")
-	return label{at: at, r: 4 * p.u, text: fmt.Sprintf("flank march %d · %s", m.N, m.Side), class: "label flank-label", fill: col, px: flankLabelPx, italic: true, prio: prioFlank,
+	return label{at: at, r: 4 * p.u, text: p.w.t("flank_label", "n", m.N, "side", m.Side), class: "label flank-label", fill: col, px: flankLabelPx, italic: true, prio: prioFlank,
 		extra: attrs{"data-flank-march", strconv.Itoa(m.N), "data-side", m.Side}}
 }
 
@@ -652,11 +656,7 @@ func (p *painter) objective(o rules.Objective, held, fill string) label {
 	if n == "" {
 		n = o.ID
 	}
-	t := fmt.Sprintf("%s: objective, %d points", n, o.Value)
-	if held != "" {
-		t += ", held by " + held
-	}
-	p.el("title", nil, t)
+	p.el("title", nil, p.w.t("objective_title", "name", n, "points", o.Value, "held", held))
 	r := Num(objectivePx)
 	p.el("polygon", attrs{"points", "0,-" + r + " " + r + ",0 0," + r + " -" + r + ",0",
 		"fill", fill, "stroke", "#222", "stroke-width", "1.5", "vector-effect", "non-scaling-stroke"}, "")
@@ -675,7 +675,7 @@ func (p *painter) charge(c *Charge) {
 	}
 	nss := "non-scaling-stroke"
 	p.open("g", a)
-	p.el("title", nil, fmt.Sprintf("%s charges %s (%s)", c.Unit, c.Target, c.Side))
+	p.el("title", nil, p.w.t("charge_title", "unit", c.Unit, "target", c.Target, "side", string(c.Side)))
 	p.el("polygon", attrs{"class", "charge-before", "data-unit", c.Unit, "points", p.points(c.From.Polygon()), "fill", "none", "stroke", chargeCol, "stroke-width", "2", "stroke-dasharray", "5 3", "vector-effect", nss}, "")
 	if len(c.Path) > 1 {
 		p.el("polyline", attrs{"class", "charge-path", "points", p.points(c.Path), "fill", "none", "stroke", chargeCol, "stroke-width", "2.5", "stroke-linejoin", "round", "vector-effect", nss}, "")
