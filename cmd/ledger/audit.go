@@ -93,11 +93,11 @@ in progress, and a failure once it has ended. Exit code 4 if any check fails.`,
 				if err := writeJSON(c.stdout, rep); err != nil {
 					return err
 				}
-			} else if err := writeReport(c.stdout, rep); err != nil {
+			} else if err := writeReport(c.stdout, rep, c.words()); err != nil {
 				return err
 			}
-			if err := rep.Err(); err != nil {
-				return &checkError{msg: err.Error()}
+			if rep.Err() != nil {
+				return &checkError{msg: auditFailure(rep, c.words())}
 			}
 			return nil
 		},
@@ -193,25 +193,29 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// writeReport prints an audit as tables: the checks, the findings, the dice
-// periods, the players' dice and their order outcomes.
-func writeReport(w io.Writer, r *audit.Report) error {
-	state := "in progress"
+// writeReport prints an audit as tables, in wd's language: the checks, the
+// findings, the dice periods, the players' dice and their order outcomes.
+func writeReport(w io.Writer, r *audit.Report, wd words) error {
+	state := wd.t("audit.in_progress")
 	if r.Ended {
-		state = fmt.Sprintf("ended at v%d", r.EndedAt)
+		state = wd.t("audit.ended_at", "v", r.EndedAt)
 	}
-	fmt.Fprintf(w, "audit of %s/%s: %d events, head %.16s, battle %s\n", r.Campaign, r.Battle, r.Events, r.Head, state)
+	fmt.Fprintln(w, wd.t("audit.title", "campaign", r.Campaign, "battle", r.Battle, "events", r.Events, "head", fmt.Sprintf("%.16s", r.Head), "state", state))
 	for _, s := range r.Signers {
-		fmt.Fprintf(w, "signed by ledger key %s: %d %s (trusted from: %s)\n", s.Fingerprint, s.Events, pluralize(s.Events, "event", "events"), s.Trust)
+		fmt.Fprintln(w, wd.t("audit.signed_by", "key", s.Fingerprint, "n", s.Events, "trust", wd.term("trust", s.Trust)))
 	}
 	if r.Unsigned > 0 {
-		fmt.Fprintf(w, "%d %s stored before the ledger signed: their author is not proven\n", r.Unsigned, pluralize(r.Unsigned, "event", "events"))
+		fmt.Fprintln(w, wd.t("audit.unsigned", "n", r.Unsigned))
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "CHECK\tRESULT\tSUMMARY\tWHAT IT CHECKS")
+	fmt.Fprintln(tw, wd.t("audit.checks_head"))
 	for _, ch := range r.Checks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ch.ID, ch.Status, ch.Summary, ch.Title)
+		title := ch.Title
+		if wd.lang != "en" {
+			title = wd.term("check_title", ch.ID)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", wd.term("check", ch.ID), wd.term("check_status", string(ch.Status)), wd.phrase("audit.summary", ch.Summary), title)
 	}
 	tw.Flush()
 
@@ -222,25 +226,24 @@ func writeReport(w io.Writer, r *audit.Report) error {
 	if len(found) > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "RESULT\tCHECK\tEVENT\tFINDING")
+		fmt.Fprintln(tw, wd.t("audit.findings_head"))
 		for _, f := range found {
-			msg := f.Message
+			msg := wd.phrase("audit.finding", f.Message)
 			if f.Expected != nil || f.Recorded != nil {
-				msg += fmt.Sprintf(": expected %s, recorded %s", audit.Ints(f.Expected), audit.Ints(f.Recorded))
+				msg += wd.t("audit.expected_recorded", "expected", audit.Ints(f.Expected), "recorded", audit.Ints(f.Recorded))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Status, f.Check, f.EventRef, msg)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", wd.term("finding_status", string(f.Status)), wd.term("check", f.Check), f.EventRef, msg)
 		}
 		tw.Flush()
 	}
 	if len(r.Withheld) > 0 {
-		fmt.Fprintf(w, "\n%d %s withheld from this export (hidden from the players): chained by hash, content not audited\n",
-			len(r.Withheld), pluralize(len(r.Withheld), "event", "events"))
+		fmt.Fprintf(w, "\n%s\n", wd.t("audit.withheld", "n", len(r.Withheld)))
 	}
 
 	if len(r.Periods) > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "PERIOD\tCOMMITTED\tCOMMITMENT\tPLAYER SEEDS\tREVEALED\tSEED\tDIGITAL ROLLS\tRECOMPUTED")
+		fmt.Fprintln(tw, wd.t("audit.periods_head"))
 		for _, p := range r.Periods {
 			var seeds []string
 			for _, s := range p.Seeds {
@@ -251,7 +254,7 @@ func writeReport(w io.Writer, r *audit.Report) error {
 				rev = "v" + strconv.FormatUint(p.RevealedAt, 10)
 				seed = fmt.Sprintf("%.16s…", p.Seed)
 				if !p.Verified {
-					seed += " (no match)"
+					seed += wd.t("audit.no_match")
 				}
 			}
 			fmt.Fprintf(tw, "%s\tv%d\t%.16s…\t%s\t%s\t%s\t%d\t%d\n", p.Period, p.CommittedAt, p.Commitment, orDash(strings.Join(seeds, ", ")), rev, seed, p.DigitalRolls, p.Recomputed)
@@ -263,7 +266,7 @@ func writeReport(w io.Writer, r *audit.Report) error {
 	if r.All.Rolls > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "PLAYER\tDICE\tSOURCE\tDIE\tFACES 1..N\tCHI2\tCRIT 99.9%\tNOTE")
+		fmt.Fprintln(tw, wd.t("audit.dice_head"))
 		for _, p := range players {
 			for _, f := range p.Faces {
 				if f.Source != audit.SourceAll && (p.DigitalDice == 0 || p.PhysicalDice == 0) {
@@ -276,15 +279,16 @@ func writeReport(w io.Writer, r *audit.Report) error {
 				note := ""
 				switch {
 				case f.Exceeds:
-					note = "ran hot (above the 99.9% value)"
+					note = wd.t("audit.ran_hot")
 				case f.SmallSample:
-					note = "few dice: weak test"
+					note = wd.t("audit.few_dice")
 				}
 				counts := make([]string, len(f.Counts))
 				for i, n := range f.Counts {
 					counts[i] = strconv.Itoa(n)
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%s\tD%d\t%s\t%.2f\t%.2f\t%s\n", p.Player, f.Dice, src, f.Sides, strings.Join(counts, " "), f.ChiSquare, f.Critical999, note)
+				fmt.Fprintf(tw, "%s\t%d\t%s\tD%d\t%s\t%s\t%s\t%s\n", wd.player(p.Player), f.Dice, wd.term("dice_source", src), f.Sides, strings.Join(counts, " "),
+					wd.fixed(f.ChiSquare, 2), wd.fixed(f.Critical999, 2), note)
 			}
 		}
 		tw.Flush()
@@ -295,21 +299,21 @@ func writeReport(w io.Writer, r *audit.Report) error {
 		cols := r.All.Outcomes
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-		fmt.Fprint(tw, "PLAYER\tORDERS")
+		fmt.Fprint(tw, wd.t("audit.orders_head"))
 		for _, o := range cols {
-			fmt.Fprintf(tw, "\t%s", strings.ToUpper(outcomeLabel(o)))
+			fmt.Fprintf(tw, "\t%s", strings.ToUpper(outcomeLabel(o, wd)))
 		}
 		fmt.Fprintln(tw)
 		for _, p := range players {
 			if p.Orders == 0 {
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%d", p.Player, p.Orders)
+			fmt.Fprintf(tw, "%s\t%d", wd.player(p.Player), p.Orders)
 			for _, col := range cols {
-				cell := "0 (0.00)"
+				cell := fmt.Sprintf("0 (%s)", wd.fixed(0, 2))
 				for _, o := range p.Outcomes {
 					if o.Outcome == col.Outcome && o.Actions == col.Actions {
-						cell = fmt.Sprintf("%d (%.2f)", o.Observed, o.Expected)
+						cell = fmt.Sprintf("%d (%s)", o.Observed, wd.fixed(o.Expected, 2))
 					}
 				}
 				fmt.Fprintf(tw, "\t%s", cell)
@@ -317,7 +321,7 @@ func writeReport(w io.Writer, r *audit.Report) error {
 			fmt.Fprintln(tw)
 		}
 		tw.Flush()
-		fmt.Fprintln(w, "(observed, and in brackets expected from each order's effective rating)")
+		fmt.Fprintln(w, wd.t("audit.observed_expected"))
 	}
 	pending := 0
 	for _, ch := range r.Checks {
@@ -329,24 +333,34 @@ func writeReport(w io.Writer, r *audit.Report) error {
 	}
 	switch {
 	case r.Failed():
-		fmt.Fprintf(w, "\naudit FAILED: %d %s\n", len(r.Failures()), pluralize(len(r.Failures()), "failure", "failures"))
+		fmt.Fprintf(w, "\n%s\n", wd.t("audit.failed", "n", len(r.Failures())))
 	case pending > 0:
-		fmt.Fprintf(w, "\naudit passed so far: %d %s until the reveal\n", pending, pluralize(pending, "item pending", "items pending"))
+		fmt.Fprintf(w, "\n%s\n", wd.t("audit.passed_so_far", "n", pending))
 	default:
-		fmt.Fprintln(w, "\naudit passed")
+		fmt.Fprintf(w, "\n%s\n", wd.t("audit.passed"))
 	}
 	return nil
 }
 
+// auditFailure says a failed audit in one line: its first failure, and
+// how many more (audit.Error's words, in wd's language).
+func auditFailure(r *audit.Report, wd words) string {
+	f := r.Failures()
+	first := f[0]
+	return wd.t("audit.error", "campaign", r.Campaign, "battle", r.Battle, "check", wd.term("check", first.Check), "ref", first.EventRef.String(),
+		"message", wd.phrase("audit.finding", first.Message), "values", first.Expected != nil || first.Recorded != nil,
+		"expected", audit.Ints(first.Expected), "recorded", audit.Ints(first.Recorded), "more", len(f)-1)
+}
+
 // outcomeLabel names an order outcome column: "failed", "2 actions".
-func outcomeLabel(o audit.OutcomeStats) string {
+func outcomeLabel(o audit.OutcomeStats, wd words) string {
 	if o.Outcome == "actions" {
-		return fmt.Sprintf("%d %s", o.Actions, pluralize(o.Actions, "action", "actions"))
+		return wd.t("audit.n_actions", "n", o.Actions)
 	}
 	if o.Actions > 0 {
-		return fmt.Sprintf("%s (%d)", o.Outcome, o.Actions)
+		return fmt.Sprintf("%s (%d)", wd.term("outcome", o.Outcome), o.Actions)
 	}
-	return o.Outcome
+	return wd.term("outcome", o.Outcome)
 }
 
 func pluralize(n int, one, many string) string {

@@ -120,7 +120,7 @@ func (c *cli) submit(cmd app.Command) error {
 func (c *cli) execute(api app.API, cmd app.Command) error {
 	res, err := api.Execute(c.ctx, cmd)
 	if client.IsUnavailable(err) {
-		fmt.Fprintf(c.stderr, "the command's id is %s: send it again with --id %s\n", cmd.ID, cmd.ID)
+		fmt.Fprintln(c.stderr, c.words().t("result.send_again", "id", cmd.ID))
 	}
 	if err != nil {
 		return err
@@ -132,13 +132,14 @@ func (c *cli) printResult(res app.Result) error {
 	if c.output == "json" {
 		return writeJSON(c.stdout, res)
 	}
+	w := c.words()
 	if res.Duplicate {
-		fmt.Fprintf(c.stdout, "already applied (command %s); recorded events:\n", res.CommandID)
+		fmt.Fprintln(c.stdout, w.t("result.duplicate", "command", res.CommandID))
 	}
 	for _, e := range res.Events {
 		who := ""
 		if e.OnBehalfOf != "" {
-			who = fmt.Sprintf(" [%s for %s]", e.Actor, e.OnBehalfOf)
+			who = " [" + w.actor(e.Actor, e.OnBehalfOf) + "]"
 		}
 		fmt.Fprintf(c.stdout, "  %s v%d %-18s %s%s\n", res.Key, e.Version, e.Type, e.Description, who)
 	}

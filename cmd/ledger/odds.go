@@ -49,19 +49,20 @@ Nothing is rolled or appended.`,
 			if c.output == "json" {
 				return writeJSON(c.stdout, res)
 			}
+			w := c.words()
 			var mods []string
 			for _, m := range res.Modifiers {
-				mods = append(mods, fmt.Sprintf("%s %+d (%s)", m.Rule, m.Value, m.Reason))
+				mods = append(mods, fmt.Sprintf("%s %+d (%s)", m.Rule, m.Value, w.phrase("modifier", m.Reason)))
 			}
 			if len(mods) == 0 {
-				mods = []string{"none"}
+				mods = []string{w.t("odds.no_modifiers")}
 			}
-			fmt.Fprintf(c.stdout, "%s orders %s (%s): rating %d; modifiers: %s; effective rating %d\n\n",
-				res.General, strings.Join(res.Units, ", "), res.Dice, res.BaseRating, strings.Join(mods, "; "), res.Effective)
+			fmt.Fprintf(c.stdout, "%s\n\n", w.t("odds.title", "general", res.General, "units", strings.Join(res.Units, ", "), "dice", res.Dice,
+				"rating", res.BaseRating, "modifiers", strings.Join(mods, "; "), "effective", res.Effective))
 			tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "OUTCOME\tACTIONS\tWAYS\tCHANCE\t")
+			fmt.Fprintln(tw, w.t("odds.head"))
 			for _, o := range res.Outcomes {
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%5.1f%%\t\n", o.Outcome, o.Actions, o.Fraction, 100*o.Probability)
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%5s%%\t\n", w.term("outcome", o.Outcome), o.Actions, o.Fraction, w.fixed(100*o.Probability, 1))
 			}
 			return tw.Flush()
 		},

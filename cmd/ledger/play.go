@@ -72,7 +72,7 @@ func (c *cli) playScenario(api app.API, sc *campaign.Scenario) error {
 		}
 	}
 	if errors.Is(err, campaign.ErrExpectation) {
-		return &checkError{msg: fmt.Sprintf("scenario %s: some steps did not give what they expected", sc.ID)}
+		return &checkError{msg: c.words().t("play.expectations", "scenario", sc.ID)}
 	}
 	return err
 }
@@ -95,28 +95,39 @@ func toStepJSON(r campaign.StepResult) stepJSON {
 	return s
 }
 
-func (c *cli) printStep(r campaign.StepResult, words *app.Describer) {
+func (c *cli) printStep(r campaign.StepResult, describe *app.Describer) {
+	w := c.words()
 	if r.Step.Note != "" {
 		fmt.Fprintf(c.stdout, "\n-- %s\n", strings.TrimSpace(r.Step.Note))
 	}
-	who := firstOf(r.Request.For, "you")
+	who := firstOf(r.Request.For, w.t("play.you"))
 	if len(r.Request.Dice.Values) > 0 {
-		who += fmt.Sprintf(", dice %v", r.Request.Dice.Values)
+		who = w.t("play.with_dice", "who", who, "dice", fmt.Sprint(r.Request.Dice.Values))
 	}
-	fmt.Fprintf(c.stdout, "#%d %s [%s]: %s\n", r.Number, r.Step.Do, who, r.Status())
+	fmt.Fprintf(c.stdout, "#%d %s [%s]: %s\n", r.Number, r.Step.Do, who, w.stepStatus(r.Status()))
 	switch {
 	case r.Refusal != nil:
-		fmt.Fprintf(c.stdout, "   %s\n", r.Refusal.Error())
+		fmt.Fprintf(c.stdout, "   %s\n", w.t("play.refused", "rule", w.rule(r.Refusal.Rule), "message", w.cat.Refusal(w.lang, r.Refusal, i18n.Vars{})))
 	case r.Err != nil:
-		fmt.Fprintf(c.stdout, "   error: %v\n", r.Err)
+		fmt.Fprintf(c.stdout, "   %s\n", w.t("play.error", "error", errorText(r.Err)))
 	default:
 		for _, e := range r.Outcome.Events {
-			fmt.Fprintf(c.stdout, "   v%-3d %-18s %s\n", e.Version, e.Type, words.Describe(e))
+			fmt.Fprintf(c.stdout, "   v%-3d %-18s %s\n", e.Version, e.Type, describe.Describe(e))
 		}
 	}
 	if r.Mismatch != "" {
-		fmt.Fprintf(c.stdout, "   !! %s\n", r.Mismatch)
+		fmt.Fprintf(c.stdout, "   !! %s\n", w.t("play.mismatch", "expected", w.stepStatus(r.Step.Expect), "got", w.stepStatus(r.Status())))
 	}
+}
+
+// errorText is an error as the CLI shows it: the door's message (in the
+// caller's language) when the door made it, else the error's own words.
+func errorText(err error) string {
+	var ae *app.Error
+	if errors.As(err, &ae) {
+		return ae.Error()
+	}
+	return err.Error()
 }
 
 func firstOf(v ...string) string {
@@ -196,16 +207,17 @@ func (c *cli) runDemo(cfg config.Config, kept bool) error {
 	}
 	key := events.Key{Campaign: sc.Campaign, Battle: sc.LastBattle()}
 	inner := &cli{entropy: c.entropy, ctx: c.ctx, v: c.v, stdin: c.stdin, stdout: c.stdout, stderr: c.stderr, output: c.output, cfgSet: &cfg, shared: a}
-	fmt.Fprintf(c.stdout, "\n== state of %s\n", key)
+	w := c.words()
+	fmt.Fprintf(c.stdout, "\n== %s\n", w.t("demo.state", "battle", key.String()))
 	if err := inner.stateCommand().RunE(nil, []string{key.String()}); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stdout, "\n== event log of %s\n", key)
+	fmt.Fprintf(c.stdout, "\n== %s\n", w.t("demo.log", "battle", key.String()))
 	if err := inner.logCommand().RunE(nil, []string{key.String()}); err != nil {
 		return err
 	}
 	if kept {
-		fmt.Fprintf(c.stdout, "\nThe ledger is kept in %s: try `ledger --data %s state %s`.\n", cfg.DataDir, cfg.DataDir, key)
+		fmt.Fprintf(c.stdout, "\n%s\n", w.t("demo.kept", "dir", cfg.DataDir, "battle", key.String()))
 	}
 	return nil
 }

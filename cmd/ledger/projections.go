@@ -54,18 +54,20 @@ func (c *cli) projectionsStatusCommand() *cobra.Command {
 			if c.output == "json" {
 				return writeJSON(c.stdout, st)
 			}
-			fmt.Fprintf(c.stdout, "projection %s: checkpoint %d, log at %d (%d behind)\n", orDash(st.DB), st.Checkpoint, st.LastSequence, st.Lag)
+			w := c.words()
+			fmt.Fprintln(c.stdout, w.t("projections.status", "db", orDash(st.DB), "checkpoint", st.Checkpoint, "last", st.LastSequence, "lag", st.Lag))
 			if st.Projector != "" {
-				fmt.Fprintf(c.stdout, "projector (ledger serve): %s\n", st.Projector)
+				state, why, _ := strings.Cut(st.Projector, ": ")
+				fmt.Fprintln(c.stdout, w.t("projections.projector", "state", w.term("projector", state), "why", why))
 			}
 			if st.Log != "ok" {
-				fmt.Fprintf(c.stdout, "log: %s\n", st.Log)
+				fmt.Fprintln(c.stdout, w.t("projections.log", "error", st.Log))
 			}
 			for _, g := range st.Guard {
-				fmt.Fprintf(c.stdout, "stream guard: %s\n", g)
+				fmt.Fprintln(c.stdout, w.t("projections.guard", "finding", g))
 			}
 			for _, s := range st.Stopped {
-				fmt.Fprintf(c.stdout, "STOPPED: %s\n", s.Error())
+				fmt.Fprintln(c.stdout, w.t("projections.stopped", "error", s.Error()))
 			}
 			return nil
 		},
@@ -115,7 +117,7 @@ under its projector's lock, swapped in): see docs/projections.md.`,
 				if c.output == "json" {
 					return writeJSON(c.stdout, r)
 				}
-				fmt.Fprintf(c.stdout, "the server rebuilt its projection up to log sequence %d in %.1fs\n", r.Checkpoint, r.Seconds)
+				fmt.Fprintln(c.stdout, c.words().t("projections.server_rebuilt", "checkpoint", r.Checkpoint, "seconds", r.Seconds))
 				return nil
 			}
 			live := app.DB.Path()
@@ -127,10 +129,11 @@ under its projector's lock, swapped in): see docs/projections.md.`,
 					if err != nil {
 						return err
 					}
-					fmt.Fprintf(c.stderr, "resuming the interrupted rebuild in %s from log sequence %d\n", aside, res.Resumed)
+					fmt.Fprintln(c.stderr, c.words().t("projections.resuming", "file", aside, "seq", res.Resumed))
 				}
 			}
 			bar := newProgressReporter(c.stderr, "rebuild")
+			bar.words = c.words()
 			start := time.Now()
 			err = sqlite.Build(c.ctx, app.Log, aside, sqlite.BuildOptions{
 				Registry: app.DB.Registry(), Keys: app.DB.Keys(), Fresh: fresh, BatchSize: batch,
@@ -162,8 +165,7 @@ under its projector's lock, swapped in): see docs/projections.md.`,
 			if c.output == "json" {
 				return writeJSON(c.stdout, res)
 			}
-			fmt.Fprintf(c.stdout, "rebuilt %s up to log sequence %d: %d events applied in %.1fs (%.0f events/s)\n",
-				live, res.Checkpoint, res.Events, res.Seconds, res.Rate)
+			fmt.Fprintln(c.stdout, c.words().t("projections.rebuilt", "db", live, "checkpoint", res.Checkpoint, "events", res.Events, "seconds", res.Seconds, "rate", res.Rate))
 			return nil
 		},
 	}
@@ -198,12 +200,14 @@ deterministic: rebuild it (ledger projections rebuild) and report a bug.`,
 				return err
 			}
 			defer release()
+			w := c.words()
 			var v app.Verified
 			var rows []tableCompare
 			if a == nil {
 				v, err = api.VerifyProjection(c.ctx)
 			} else {
 				bar := newProgressReporter(c.stderr, "verify")
+				bar.words = c.words()
 				v, rows, err = adminOps{a}.verify(c.ctx, bar.update)
 				bar.finish()
 			}
@@ -219,22 +223,21 @@ deterministic: rebuild it (ledger projections rebuild) and report a bug.`,
 				}
 			} else if len(rows) > 0 {
 				tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
-				fmt.Fprintln(tw, "TABLE\tROWS\tREBUILT\tRESULT")
+				fmt.Fprintln(tw, w.t("projections.verify_head"))
 				for _, r := range rows {
-					res := "same"
+					res := w.t("projections.same")
 					if !r.Same {
-						res = "DIFFERS"
+						res = w.t("projections.differs")
 					}
 					fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", r.Table, r.Rows, r.Rebuilt, res)
 				}
 				tw.Flush()
 			}
 			if len(v.Differences) > 0 {
-				return &checkError{msg: fmt.Sprintf("the projection at log sequence %d differs from a rebuild in %d table(s): %s; rebuild it (ledger projections rebuild)",
-					v.Checkpoint, len(v.Differences), strings.Join(v.Differences, ", "))}
+				return &checkError{msg: w.t("projections.differ", "checkpoint", v.Checkpoint, "n", len(v.Differences), "tables", strings.Join(v.Differences, ", "))}
 			}
 			if c.output != "json" {
-				fmt.Fprintf(c.stdout, "\nthe projection at log sequence %d equals a rebuild from the log (%d tables)\n", v.Checkpoint, v.Tables)
+				fmt.Fprintf(c.stdout, "\n%s\n", w.t("projections.equal", "checkpoint", v.Checkpoint, "n", v.Tables))
 			}
 			return nil
 		},
@@ -253,6 +256,8 @@ type progressReporter struct {
 	p     projections.Progress
 	// shown is the progress last printed as a line.
 	shown projections.Progress
+	// words, when set, say the lines in the CLI's language.
+	words words
 }
 
 func newProgressReporter(w io.Writer, label string) *progressReporter {
@@ -300,6 +305,11 @@ func (r *progressReporter) line() {
 	left := "-"
 	if rate > 0 && p.Target > p.Sequence {
 		left = time.Duration(float64(p.Target-p.Sequence) / rate * float64(time.Second)).Round(time.Second).String()
+	}
+	if r.words.cat != nil {
+		fmt.Fprintln(r.w, r.words.t("projections.progress", "label", r.words.term("progress", r.label), "seq", p.Sequence, "target", p.Target,
+			"applied", p.Applied, "rate", rate, "left", left))
+		return
 	}
 	fmt.Fprintf(r.w, "%s: log sequence %d of %d, %d events applied, %.0f events/s, %s left\n",
 		r.label, p.Sequence, p.Target, p.Applied, rate, left)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -45,51 +46,51 @@ check later with ledger audit --head.`,
 
 // printBoard prints a battle at one moment: the state's and replay's table.
 func (c *cli) printBoard(b app.Board, event string) error {
-	unit := "\""
-	if b.Measurement == "cm" {
-		unit = " cm"
+	w := c.words()
+	status := w.term("battle_status", b.Status)
+	if b.Status == "" {
+		status = w.t("board.not_created")
 	}
-	status := b.Status
-	if status == "" {
-		status = "not created"
-	}
-	fmt.Fprintf(c.stdout, "%s/%s %q at event %d of %d: %s, turn %d, %s phase of %s (table %g x %g%s)\n",
-		b.Campaign, b.Battle, b.Name, b.Version, b.Last, status, b.Turn, orDash(b.Phase), orDash(b.PhasingSide), b.TableWidth, b.TableDepth, unit)
+	fmt.Fprintln(c.stdout, w.t("board.title", "campaign", b.Campaign, "battle", b.Battle, "name", b.Name, "qname", strconv.Quote(b.Name),
+		"version", b.Version, "last", b.Last, "status", status, "turn", b.Turn,
+		"phase", orDash(b.Phase), "side", orDash(b.PhasingSide), "has_phase", b.Phase != "",
+		"width", b.TableWidth, "depth", b.TableDepth, "measurement", firstOf(b.Measurement, "in")))
 	if event != "" {
 		fmt.Fprintln(c.stdout, event)
 	}
 	if b.Head != "" {
-		fmt.Fprintf(c.stdout, "head %s\n", b.Head)
+		fmt.Fprintln(c.stdout, w.t("board.head", "head", b.Head))
 	}
 	fmt.Fprintln(c.stdout)
 	tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "UNIT\tSIDE\tBRIGADE\tTYPE\tFORMATION\tX\tY\tFACING\tMARKERS\tSTATUS\tACTIONS LEFT")
+	fmt.Fprintln(tw, w.t("board.units_head"))
 	for _, u := range b.Units {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%.0f\t%d\t%s\t%d\n", u.Unit, u.Side, u.Brigade, u.Type, u.Formation, u.X, u.Y, u.Facing, u.Markers, u.Status, u.ActionsLeft)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\n", u.Unit, u.Side, u.Brigade, w.term("type", u.Type), w.term("formation", u.Formation),
+			w.fixed(u.X, 1), w.fixed(u.Y, 1), w.fixed(u.Facing, 0), u.Markers, w.term("status", u.Status), u.ActionsLeft)
 	}
 	tw.Flush()
 	fmt.Fprintln(c.stdout)
 	tw = tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "GENERAL\tSIDE\tBRIGADE\tRATING\tX\tY")
+	fmt.Fprintln(tw, w.t("board.generals_head"))
 	for _, g := range b.Generals {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.1f\n", g.General, g.Side, orDash(g.Brigade), g.Rating, g.X, g.Y)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", g.General, g.Side, orDash(g.Brigade), g.Rating, w.fixed(g.X, 1), w.fixed(g.Y, 1))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, m := range b.FlankMarches {
-		what := "declared, sealed"
+		what := w.t("board.flank_sealed")
 		switch {
 		case m.Entry == "lost":
-			what = "lost (F.2)"
+			what = w.t("board.flank_lost")
 		case m.RevealedAt != "" && len(m.Waiting) > 0:
-			what = fmt.Sprintf("arriving: %s still to enter", strings.Join(m.Waiting, ", "))
+			what = w.t("board.flank_arriving", "waiting", strings.Join(m.Waiting, ", "))
 		case m.RevealedAt != "":
-			what = "revealed"
+			what = w.t("board.flank_revealed")
 		case m.Orders != nil:
-			what = fmt.Sprintf("sealed (you may see it: %d brigade(s), entry %.1f,%.1f)", len(m.Orders.Brigades), m.Orders.Entry.X, m.Orders.Entry.Y)
+			what = w.t("board.flank_yours", "brigades", len(m.Orders.Brigades), "x", m.Orders.Entry.X, "y", m.Orders.Entry.Y)
 		}
-		fmt.Fprintf(c.stdout, "\nflank march %d of %s: %s edge, %s\n", m.N, m.Side, m.Edge, what)
+		fmt.Fprintf(c.stdout, "\n%s\n", w.t("board.flank", "n", m.N, "side", m.Side, "edge", string(m.Edge), "what", what))
 	}
 	return nil
 }
@@ -115,44 +116,43 @@ func (c *cli) logCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			w := c.words()
 			if c.output == "json" {
 				if err := writeJSON(c.stdout, page.Events); err != nil {
 					return err
 				}
 			} else {
 				tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
-				fmt.Fprintln(tw, "V\tSEQ\tTIME\tACTOR\tTYPE\tSIGNED\tWHAT")
+				fmt.Fprintln(tw, w.t("log.head"))
 				for _, e := range page.Events {
-					actor := e.Actor
-					if e.OnBehalfOf != "" {
-						actor = e.Actor + " for " + e.OnBehalfOf
-					}
-					fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", e.Version, e.Seq, e.Time.Format("15:04:05"), actor, e.Type, orDash(signedShort(e.Signed)), e.Description)
+					fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", e.Version, e.Seq, e.Time.Format("15:04:05"), w.actor(e.Actor, e.OnBehalfOf), e.Type, orDash(signedShort(e.Signed, w)), e.Description)
 				}
 				tw.Flush()
 				if page.Chain == app.ChainIntact {
-					fmt.Fprintf(c.stdout, "\nhash chain: %d events, intact; head %s\n", page.Last, page.Head)
+					fmt.Fprintf(c.stdout, "\n%s\n", w.t("log.intact", "n", page.Last, "head", page.Head))
 				}
 				switch {
 				case page.Signatures == app.SignaturesHold && page.Unsigned == 0:
-					fmt.Fprintf(c.stdout, "signatures: %s\n", page.Signatures)
+					fmt.Fprintln(c.stdout, w.t("log.signatures_hold"))
 				case page.Signatures == app.SignaturesHold && page.Unsigned == int(page.Last):
-					fmt.Fprintf(c.stdout, "signatures: none: every event was stored before the ledger signed (their author is not proven)\n")
+					fmt.Fprintln(c.stdout, w.t("log.signatures_none"))
 				case page.Signatures == app.SignaturesHold:
-					fmt.Fprintf(c.stdout, "signatures: every event signed by the ledger but %d stored before it signed (their author is not proven)\n", page.Unsigned)
+					fmt.Fprintln(c.stdout, w.t("log.signatures_but", "n", page.Unsigned))
 				}
-			}
-			if page.Chain != app.ChainIntact && verify {
-				return &checkError{msg: "hash chain: " + page.Chain}
 			}
 			if page.Chain != app.ChainIntact {
-				fmt.Fprintf(c.stderr, "hash chain: %s\n", page.Chain)
+				broken := w.t("log.broken", "why", w.phrase("chain", page.Chain))
+				if verify {
+					return &checkError{msg: broken}
+				}
+				fmt.Fprintln(c.stderr, broken)
 			}
 			if page.Signatures != "" && page.Signatures != app.SignaturesHold {
+				bad := w.t("log.signatures_bad", "why", w.phrase("signature", page.Signatures))
 				if verify {
-					return &checkError{msg: "signatures: " + page.Signatures}
+					return &checkError{msg: bad}
 				}
-				fmt.Fprintf(c.stderr, "signatures: %s\n", page.Signatures)
+				fmt.Fprintln(c.stderr, bad)
 			}
 			return nil
 		},
@@ -164,14 +164,14 @@ func (c *cli) logCommand() *cobra.Command {
 // signedShort is the SIGNED column: the key's fingerprint, "unsigned" for
 // an event from before signing, "NOT THE LEDGER'S" for a forgery (the
 // reason follows under the table).
-func signedShort(s string) string {
+func signedShort(s string, w words) string {
 	switch {
 	case strings.HasPrefix(s, "signed "):
 		return strings.TrimPrefix(s, "signed ")
 	case strings.HasPrefix(s, "unsigned"):
-		return "unsigned"
+		return w.t("log.unsigned")
 	case s != "":
-		return "NOT THE LEDGER'S"
+		return w.t("log.not_ledgers")
 	}
 	return s
 }
@@ -194,23 +194,25 @@ func (c *cli) campaignShowCommand() *cobra.Command {
 			if c.output == "json" {
 				return writeJSON(c.stdout, v)
 			}
+			w := c.words()
 			var sides []string
 			for _, s := range v.Sides {
 				sides = append(sides, fmt.Sprintf("%s (%s)", s.Name, s.Side))
 			}
-			fmt.Fprintf(c.stdout, "%s %q, era %s: %s\n\n", v.ID, v.Name, v.Era, strings.Join(sides, " vs "))
+			fmt.Fprintf(c.stdout, "%s\n\n", w.t("campaign.title", "id", v.ID, "name", v.Name, "qname", strconv.Quote(v.Name),
+				"era", w.term("era", v.Era), "sides", strings.Join(sides, w.t("campaign.versus"))))
 			tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "#\tBATTLE\tNAME\tSTATUS\tTURN")
+			fmt.Fprintln(tw, w.t("campaign.battles_head"))
 			for _, b := range v.Battles {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\n", b.Number, b.Battle, b.Name, orDash(b.Status), b.Turn)
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\n", b.Number, b.Battle, b.Name, orDash(w.term("battle_status", b.Status)), b.Turn)
 			}
 			tw.Flush()
 			if len(v.People) > 0 {
 				fmt.Fprintln(c.stdout)
 				tw = tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
-				fmt.Fprintln(tw, "PERSON\tNAME\tROLE\tSIDE")
+				fmt.Fprintln(tw, w.t("campaign.people_head"))
 				for _, p := range v.People {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Player, orDash(p.Name), p.Role, orDash(p.Side))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Player, orDash(p.Name), w.term("role", p.Role), orDash(p.Side))
 				}
 				tw.Flush()
 			}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/clubledger/ledger/app"
@@ -49,12 +47,9 @@ event; without --at, the last event.`,
 			}
 			event := ""
 			if e := b.Event; e != nil {
-				actor := e.Actor
-				if e.OnBehalfOf != "" {
-					actor += " for " + e.OnBehalfOf
-				}
-				event = fmt.Sprintf("event %d (log sequence %d) %s by %s at %s: %s",
-					e.Version, e.Seq, e.Type, actor, e.Time.UTC().Format("2006-01-02 15:04:05"), e.Description)
+				w := c.words()
+				event = w.t("replay.event", "version", e.Version, "seq", e.Seq, "type", e.Type, "actor", w.actor(e.Actor, e.OnBehalfOf),
+					"time", e.Time.UTC().Format("2006-01-02 15:04:05"), "what", e.Description)
 			}
 			return c.printBoard(b, event)
 		},

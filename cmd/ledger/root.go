@@ -104,26 +104,27 @@ func (c *cli) exit(err error) int {
 	var ue *usageError
 	var held *HeldError
 	var ae *app.Error
+	w := c.words()
 	switch {
 	case errors.As(err, &ce):
-		fmt.Fprintf(c.stderr, "check failed: %s\n", ce.msg)
+		fmt.Fprintln(c.stderr, w.t("exit.check_failed", "message", ce.msg))
 		return exitCheck
 	case errors.As(err, &ue):
-		fmt.Fprintf(c.stderr, "error: %s\n", ue.msg)
+		fmt.Fprintln(c.stderr, w.t("exit.error", "message", ue.msg))
 		return exitUsage
 	case errors.As(err, &held):
-		fmt.Fprintf(c.stderr, "error: %v\n", err)
+		fmt.Fprintln(c.stderr, w.t("exit.error", "message", err.Error()))
 		return exitError
 	}
 	if !errors.As(err, &ae) {
 		var cat *i18n.Catalogue
 		if c.lang() != "en" {
-			cat, _ = i18n.Load()
+			cat = messages()
 		}
 		ae = app.Classify(err, cat, c.lang(), i18n.Vars{})
 		if ae.Kind == app.KindInternal {
 			// Not the door's own words: say what happened as it is.
-			fmt.Fprintf(c.stderr, "error: %v\n", err)
+			fmt.Fprintln(c.stderr, w.t("exit.error", "message", err.Error()))
 			if isUsage(err) {
 				return exitUsage
 			}
@@ -132,35 +133,30 @@ func (c *cli) exit(err error) int {
 	}
 	switch ae.Kind {
 	case app.KindRefused:
-		fmt.Fprintf(c.stderr, "%s: %s: %s\n", c.word("cli.refused", "refused"), ae.Rule, ae.Message)
+		fmt.Fprintln(c.stderr, w.t("exit.refused", "rule", w.rule(ae.Rule), "message", ae.Message))
 		return exitRefused
 	case app.KindInvalid:
-		fmt.Fprintf(c.stderr, "error: %s\n", ae.Message)
+		fmt.Fprintln(c.stderr, w.t("exit.error", "message", ae.Message))
 		return exitUsage
 	case app.KindUnavailable:
-		fmt.Fprintf(c.stderr, "unavailable: %s\n%s\n", ae.Message, c.word("cli.retry_same_id", "the outcome is unknown: retry with the same --id (it answers with the recorded outcome if it was applied)"))
+		fmt.Fprintln(c.stderr, w.t("exit.unavailable", "message", ae.Message))
 		return exitUnavailable
 	case app.KindIdempotencyConflict:
-		fmt.Fprintf(c.stderr, "error: %s\n", ae.Message)
+		fmt.Fprintln(c.stderr, w.t("exit.error", "message", ae.Message))
 		return exitIDConflict
 	case app.KindForbidden, app.KindUnauthenticated:
-		fmt.Fprintf(c.stderr, "not allowed: %s\n", ae.Message)
+		fmt.Fprintln(c.stderr, w.t("exit.not_allowed", "message", ae.Message))
 		return exitForbidden
 	}
-	fmt.Fprintf(c.stderr, "error: %s\n", ae.Message)
+	fmt.Fprintln(c.stderr, w.t("exit.error", "message", ae.Message))
 	return exitError
 }
 
-// word is a catalogue text in the configured language, or def in English.
+// word is a catalogue text in the configured language, or def in English
+// when the catalogue has none.
 func (c *cli) word(key, def string) string {
-	if c.lang() == "en" {
-		return def
-	}
-	cat, err := i18n.Load()
-	if err != nil {
-		return def
-	}
-	if t := cat.Text(c.lang(), key); t != key {
+	w := c.words()
+	if t := w.cat.Text(w.lang, key); t != key {
 		return t
 	}
 	return def

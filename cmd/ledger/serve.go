@@ -374,14 +374,15 @@ func (c *cli) submitToken(cmd app.Command) error {
 	if c.output == "json" {
 		return writeJSON(c.stdout, res)
 	}
+	w := c.words()
 	if res.Duplicate {
-		fmt.Fprintln(c.stdout, "already applied: a token is shown only once; reissue it to get a new one")
+		fmt.Fprintln(c.stdout, w.t("player.token_duplicate"))
 		return nil
 	}
 	var who struct {
 		Player string `json:"player"`
 	}
 	_ = json.Unmarshal(cmd.Body, &who)
-	fmt.Fprintf(c.stdout, "token of %s in campaign %s (shown once: keep it): %s\n", who.Player, cmd.Campaign, res.Token)
+	fmt.Fprintln(c.stdout, w.t("player.token", "player", who.Player, "campaign", cmd.Campaign, "token", res.Token))
 	return nil
 }

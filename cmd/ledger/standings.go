@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -48,24 +49,24 @@ uses (docs/projections.md).`,
 }
 
 func (c *cli) printStandings(st campaign.Standings) error {
-	w := c.stdout
+	out, wd := c.stdout, c.words()
 	var counted []campaign.BattleResult
 	for _, b := range st.Battles {
 		if len(b.Points) > 0 {
 			counted = append(counted, b)
 		}
 	}
-	fmt.Fprintf(w, "%s %q: %d %s counted\n\n", st.Campaign, st.Name, len(counted), pluralize(len(counted), "battle", "battles"))
-	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "SIDE\tNAME\tPLAYED\tWON\tDRAWN\tLOST\tPOINTS")
+	fmt.Fprintf(out, "%s\n\n", wd.t("standings.title", "campaign", st.Campaign, "name", st.Name, "qname", strconv.Quote(st.Name), "n", len(counted)))
+	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, wd.t("standings.sides_head"))
 	for _, s := range st.Sides {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\n", s.Side, orDash(s.Name), s.Played, s.Won, s.Drawn, s.Lost, s.Points)
 	}
 	tw.Flush()
 	if len(counted) > 0 {
-		fmt.Fprintln(w)
-		tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-		head := []string{"#", "BATTLE", "NAME"}
+		fmt.Fprintln(out)
+		tw = tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
+		head := []string{wd.t("standings.battles_head")}
 		for _, s := range st.Sides {
 			head = append(head, strings.ToUpper(s.Side))
 		}
@@ -73,28 +74,28 @@ func (c *cli) printStandings(st campaign.Standings) error {
 		for _, b := range counted {
 			row := []string{fmt.Sprint(b.Number), b.Battle, orDash(b.Name)}
 			for _, s := range b.Points {
-				row = append(row, fmt.Sprintf("%d (%s)", s.Points, s.Result))
+				row = append(row, fmt.Sprintf("%d (%s)", s.Points, wd.term("result_of_battle", s.Result)))
 			}
 			fmt.Fprintln(tw, strings.Join(row, "\t"))
 		}
 		tw.Flush()
 	}
-	after := "before any battle"
+	after := wd.t("standings.before_any")
 	if n := len(counted); n > 0 {
-		after = "after " + counted[n-1].Battle
+		after = wd.t("standings.after", "battle", counted[n-1].Battle)
 	}
 	for _, r := range st.Rosters {
-		fmt.Fprintf(w, "\nroster of %s %s: %d %s\n", r.Side, after, len(r.Units), pluralize(len(r.Units), "unit", "units"))
+		fmt.Fprintf(out, "\n%s\n", wd.t("standings.roster", "side", r.Side, "after", after, "n", len(r.Units)))
 		if len(r.Units) > 0 {
-			tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "UNIT\tNAME\tTYPE\tMARKERS\tBATTLES\tLAST")
+			tw = tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, wd.t("standings.roster_head"))
 			for _, u := range r.Units {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s (%s)\n", u.ID, orDash(u.Name), u.Type, u.Markers, u.Battles, orDash(u.Last), u.LastWas)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s (%s)\n", u.ID, orDash(u.Name), wd.term("type", u.Type), u.Markers, u.Battles, orDash(u.Last), wd.term("last_was", u.LastWas))
 			}
 			tw.Flush()
 		}
 		if len(r.Destroyed) > 0 {
-			fmt.Fprintf(w, "destroyed, gone for good: %s\n", strings.Join(r.Destroyed, ", "))
+			fmt.Fprintln(out, wd.t("standings.destroyed", "units", strings.Join(r.Destroyed, ", ")))
 		}
 	}
 	return nil

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/clubledger/ledger/i18n"
+)
+
+// The CLI's words: every text a command prints for people (tables, lines,
+// statuses, errors) comes from the message catalogues (i18n/en.json,
+// i18n/ru.json: the "cli." keys, and the ledger's own words under "term."),
+// in the language of --lang (LEDGER_LANG, the file's lang). Ids, rule
+// numbers and hashes are printed as they are. JSON output (-o json) is for
+// programs and stays as the API gives it.
+
+// messages are the catalogues, loaded once: it is embedded, so an error is a bug.
+var messages = sync.OnceValue(i18n.MustLoad)
+
+// words says the CLI's texts in one language.
+type words struct {
+	cat  *i18n.Catalogue
+	lang string
+	// measurement is the battle's ("in" or "cm"), for lengths.
+	measurement string
+}
+
+// words returns the CLI's texts in the configured language.
+func (c *cli) words() words {
+	lang := c.lang()
+	if !i18n.Supported(lang) {
+		lang = "en"
+	}
+	return words{cat: messages(), lang: lang}
+}
+
+// t says the catalogue's text for key ("cli." is prepended), with values
+// given as name, value pairs.
+func (w words) t(key string, kv ...any) string {
+	values := make(map[string]any, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		name, _ := kv[i].(string)
+		values[name] = kv[i+1]
+	}
+	return w.cat.Render(w.lang, "cli."+key, w.measurement, values)
+}
+
+// term is the ledger's word for value, of kind ("status", "formation",
+// "role", ...): in English the value itself, an id the commands take.
+func (w words) term(kind, value string) string {
+	if value == "" {
+		return ""
+	}
+	return w.cat.Term(w.lang, kind, value)
+}
+
+// fixed prints v with d decimals in the language's format.
+func (w words) fixed(v float64, d int) string { return i18n.Decimal(w.lang, v, d) }
+
+// actor names who entered an event: "marie", or "uma for marie".
+func (w words) actor(actor, onBehalfOf string) string {
+	if onBehalfOf == "" {
+		return actor
+	}
+	return w.t("actor_for", "actor", actor, "for", onBehalfOf)
+}
+
+// phrase says an English message made by other code (phrase.<family> of
+// the catalogue), or the message itself when the catalogue has no
+// phrase for it.
+func (w words) phrase(family, english string) string {
+	if out, ok := w.cat.Phrase(w.lang, "phrase."+family, english); ok {
+		return out
+	}
+	return english
+}
+
+// player names a row of the audit's players: a person's id, or every
+// player's sum (the audit calls it "all players"; ids have no spaces).
+func (w words) player(id string) string {
+	if id == "all players" {
+		return w.t("audit.all_players")
+	}
+	return id
+}
+
+// stepStatus says a scenario step's outcome: accepted, duplicate, error,
+// refused or "refused C.17" (campaign.StepResult.Status, and a step's
+// expect:).
+func (w words) stepStatus(status string) string {
+	if rule, ok := strings.CutPrefix(status, "refused "); ok {
+		return w.t("step.refused_rule", "rule", w.rule(rule))
+	}
+	return w.term("step", status)
+}
+
+// rule names the rule a refusal cites: a numbered rule (C.17) as it is,
+// the ledger's own kinds of refusal (input, battle, campaign, dice, ...)
+// in the language.
+func (w words) rule(id string) string { return w.term("rule", id) }
