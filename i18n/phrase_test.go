@@ -397,3 +397,47 @@ func TestCatalogueKeysUsed(t *testing.T) {
 		t.Errorf("only %d keys used", keys)
 	}
 }
+
+// TestAuditTitlesInStep: the English of each audit check's title in
+// en.json (term.check_title.<id>) is the audit's own (campaign/audit's
+// checkTitles), so that a changed title cannot leave its Russian behind.
+func TestAuditTitlesInStep(t *testing.T) {
+	c := MustLoad()
+	fset := token.NewFileSet()
+	files := parseDir(t, fset, "campaign/audit")
+	consts := map[string]string{}
+	titles := map[string]string{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if vs, ok := n.(*ast.ValueSpec); ok {
+				for i, name := range vs.Names {
+					if i < len(vs.Values) {
+						if s, ok := literal(vs.Values[i]); ok {
+							consts[name.Name] = s
+						}
+					}
+					if name.Name == "checkTitles" && i < len(vs.Values) {
+						if cl, ok := vs.Values[i].(*ast.CompositeLit); ok {
+							for _, el := range cl.Elts {
+								kv := el.(*ast.KeyValueExpr)
+								id, _ := kv.Key.(*ast.Ident)
+								title, _ := literal(kv.Value)
+								titles[id.Name] = title
+							}
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	if len(titles) < 7 {
+		t.Fatalf("checkTitles: %v", titles)
+	}
+	for name, title := range titles {
+		key := "term.check_title." + consts[name]
+		if got := c.texts["en"][key]; got != title {
+			t.Errorf("%s is %q in en.json, %q in the audit", key, got, title)
+		}
+	}
+}
