@@ -334,7 +334,7 @@ var typed = map[string]bool{
 	"north": true, "south": true, "east": true, "west": true,
 	"impassable": true, "difficult": true, "road": true, "open": true, "diagonals": true, "quadrants": true,
 	"base": true, "markers": true, "status": true, "toward": true, "x": true, "y": true, "distance": true,
-	"ruling": true, "initiative": true, "true": true, "prev_hash": true,
+	"ruling": true, "initiative": true, "true": true, "prev_hash": true, "sig": true,
 	// "id" is what Russian screens call an id too.
 	"id": true,
 }

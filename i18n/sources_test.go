@@ -255,7 +255,7 @@ func refusalSources(t *testing.T) []sourcePhrase {
 }
 
 // auditSources lists the audit's findings (a.add and a.fail formats) and
-// check summaries (.Summary = fmt.Sprintf).
+// check summaries (.Summary = fmt.Sprintf(...) or a literal).
 func auditSources(t *testing.T) []sourcePhrase {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -287,6 +287,10 @@ func auditSources(t *testing.T) []sourcePhrase {
 			}
 			sel, ok := x.Lhs[0].(*ast.SelectorExpr)
 			if !ok || sel.Sel.Name != "Summary" {
+				return
+			}
+			if lit, ok := literal(x.Rhs[0]); ok {
+				out = append(out, sourcePhrase{Family: "phrase.audit.summary", Format: lit, Pos: shortPos(fset, x.Pos())})
 				return
 			}
 			call, ok := x.Rhs[0].(*ast.CallExpr)

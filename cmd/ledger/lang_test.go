@@ -150,12 +150,12 @@ func (c *testCLI) ids(battle string) map[string]bool {
 	return out
 }
 
-var latinWord = regexp.MustCompile(`[A-Za-z][A-Za-z0-9]*(?:[._\-:/][A-Za-z0-9]+)*`)
+var latinWord = regexp.MustCompile(`(?:--)?[A-Za-z][A-Za-z0-9]*(?:[._\-:/][A-Za-z0-9]+)*`)
 
 // englishIn returns the Latin words of out that are none of: ids, words
 // with a digit, dot, dash or underscore (rule numbers, event types, ids,
-// hashes, 2D6), hex, and the letters the tables use for coordinates and
-// dice (X, Y, D, N).
+// hashes, 2D6, flags such as --head), hex, and the letters the tables use
+// for coordinates and dice (X, Y, D, N).
 func englishIn(out string, ids map[string]bool) []string {
 	var found []string
 	seen := map[string]bool{}
