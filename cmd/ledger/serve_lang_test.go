@@ -103,7 +103,7 @@ func TestLogInRussian(t *testing.T) {
 		`33-ligne прошёл 6,0" за 1 действие: (24,0; 16,0), фронт 0° → (24,0; 22,0), фронт 0°`,
 		"friant: приказ отряду 48-ligne (движение); рейтинг 8, итоговый рейтинг 8; бросок 10 (6+4): C.3: приказ не выполнен (выпало больше 8); C.4: friant в этот ход больше не отдаёт приказов",
 		"ход 1: french, фаза движения",
-		"hash chain: 27 events, intact",
+		"цепочка хешей: 27 событий, не нарушена",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("ledger --lang ru log lacks %q", want)
