@@ -55,7 +55,7 @@ in progress, and a failure once it has ended. Exit code 4 if any check fails.`,
 			var rep *audit.Report
 			switch {
 			case file != "" && len(args) == 1:
-				return usagef("give CAMPAIGN/BATTLE or --file, not both")
+				return usagef("%s", c.words().t("audit.usage_both"))
 			case file != "":
 				x, err := c.readExport(file)
 				if err != nil {
@@ -81,13 +81,13 @@ in progress, and a failure once it has ended. Exit code 4 if any check fails.`,
 				}
 				defer release()
 				if trust != "" {
-					return usagef("--key is for an export (--file): the live audit checks the ledger's own keys")
+					return usagef("%s", c.words().t("audit.usage_key"))
 				}
 				if rep, err = api.Audit(c.ctx, key, app.AuditOptions{Head: head}); err != nil {
 					return err
 				}
 			default:
-				return usagef("audit what? give CAMPAIGN/BATTLE or --file EXPORT")
+				return usagef("%s", c.words().t("audit.usage_what"))
 			}
 			if c.output == "json" {
 				if err := writeJSON(c.stdout, rep); err != nil {

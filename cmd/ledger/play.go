@@ -161,7 +161,7 @@ outcome, the battle's state and its event log. Nothing else is needed.`,
 				}
 				defer os.RemoveAll(dir)
 			} else if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-				return usagef("--keep %s: the folder is not empty; the demo needs a fresh ledger", dir)
+				return usagef("%s", c.words().t("demo.usage_keep", "dir", dir))
 			}
 			cfg.DataDir = dir
 			cfg.DB = ""

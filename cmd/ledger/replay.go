@@ -34,7 +34,7 @@ event; without --at, the last event.`,
 			v := app.Latest
 			if cmd.Flags().Changed("at") {
 				if at < 0 {
-					return usagef("--at %d: events are numbered from 1 (0: before the first)", at)
+					return usagef("%s", c.words().t("usage_at", "at", at))
 				}
 				v = uint64(at)
 			}
