@@ -1,19 +1,23 @@
-// Package i18n holds the web page's and the HTTP API's message catalogues,
-// one JSON file per language (en.json, ru.json), and renders refusals of the
-// rules in a language: the rule id and the numbers stay, the words change.
+// Package i18n holds the message catalogues, one JSON file per language
+// (en.json, ru.json), of the web page, the HTTP API, the CLI and the
+// picture, and says in a language what the rules and the audit print in
+// English: refusals, findings, event descriptions. The rule id and the
+// numbers stay, the words change.
 //
-// A catalogue maps keys to texts. Page texts use keys such as "battle.events";
-// refusal templates are keyed "refusal.<code>" (or "refusal.<rule>/<code>"
-// when one code means different things under different rules) and name the
-// refusal's numbers in braces: "{distance}" prints the number, "{distance:len}"
-// prints it as a length in the battle's measurement ("6.1\"" or "6.1 см").
-// Other words a template may use ({unit}, {general}, {target}, {side}) come
-// from the command that was refused. A template that names something the
-// refusal does not carry is not used: the English message is shown instead,
-// so a translation never drops a number.
+// A catalogue maps keys to texts. The page's texts use keys such as
+// "battle.events", the CLI's "cli.board.title", the ledger's own words
+// "term.<kind>.<value>" (Render, Term: render.go).
 //
-// Event descriptions work the same way from templates "event.<type>" filled
-// from the event's payload (event.go: Catalogue.Event), English being the
+// A refusal's English is the rules' message. en.json holds each message a
+// refusal of a code can have as the Go format the code prints it with
+// ("refusal.<code>#<n>"), and another catalogue says it under the same key,
+// naming the message's values by position (phrase.go); a message no format
+// matches, or a template naming a value that is not there, shows the
+// English instead, so a translation never drops a number or a word. Tests
+// read the rules' and the campaign's sources to keep the formats in step.
+//
+// Event descriptions are said from templates "event.<type>" filled from
+// the event's payload (event.go: Catalogue.Event), English being the
 // rules' own words.
 package i18n
 
@@ -173,11 +177,9 @@ type Vars struct {
 // Refusal renders r's message in lang. English is the rules' own message.
 // Another language says it by the phrase of r's code whose English format
 // the message matches ("refusal.<code>#<n>", phrase.go), its template
-// naming the message's values by position and r's numbers and vars' words
-// by name; else by the template for r's rule and code filled from r's
-// numbers and vars alone; without a usable one it falls back to the
-// English message. The rule id is not part of the message: callers show it
-// beside.
+// naming the message's values by position (and r's numbers and vars' words
+// by name); without one it falls back to the English message. The rule id
+// is not part of the message: callers show it beside.
 func (c *Catalogue) Refusal(lang string, r *rules.Refusal, vars Vars) string {
 	if lang == "en" || r == nil || c == nil {
 		if r == nil {
@@ -197,52 +199,7 @@ func (c *Catalogue) Refusal(lang string, r *rules.Refusal, vars Vars) string {
 	if out, ok := c.phraseWith(lang, "refusal."+r.Code, r.Message, more, vars.Measurement); ok {
 		return out
 	}
-	m := c.texts[lang]
-	tmpl, ok := m["refusal."+r.Rule+"/"+r.Code]
-	if !ok {
-		tmpl, ok = m["refusal."+r.Code]
-	}
-	if !ok {
-		return r.Message
-	}
-	out, ok := fill(tmpl, r.Numbers, vars, lang)
-	if !ok {
-		return r.Message
-	}
-	return out
-}
-
-// fill replaces {name} and {name:len} in tmpl; ok is false when a name has
-// no value.
-func fill(tmpl string, numbers map[string]float64, vars Vars, lang string) (string, bool) {
-	var b strings.Builder
-	rest := tmpl
-	for {
-		i := strings.IndexByte(rest, '{')
-		if i < 0 {
-			b.WriteString(rest)
-			return b.String(), true
-		}
-		j := strings.IndexByte(rest[i:], '}')
-		if j < 0 {
-			b.WriteString(rest)
-			return b.String(), true
-		}
-		b.WriteString(rest[:i])
-		name, format, _ := strings.Cut(rest[i+1:i+j], ":")
-		if v, ok := numbers[name]; ok {
-			if format == "len" {
-				b.WriteString(Length(v, vars.Measurement, lang))
-			} else {
-				b.WriteString(Number(v))
-			}
-		} else if w, ok := vars.Words[name]; ok && w != "" {
-			b.WriteString(w)
-		} else {
-			return "", false
-		}
-		rest = rest[i+j+1:]
-	}
+	return r.Message
 }
 
 // Number renders a number with at most two decimals and no trailing zeros.
