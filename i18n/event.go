@@ -94,6 +94,8 @@ type renderer struct {
 	lang        string
 	measurement string
 	depth       int
+	// inner is the refusal family a wrapped message is said as (phrase.go).
+	inner string
 }
 
 // node is a parsed template: literal text, a field, a condition or a join.
@@ -367,6 +369,17 @@ func (r *renderer) format(f string, v any) (any, bool) {
 			return nil, false
 		}
 		out, ok := r.phrase(arg, s, nil)
+		if !ok {
+			return nil, false
+		}
+		return out, true
+	case "inner":
+		// A refusal's message inside a wrapper (phrase.go).
+		s, ok := v.(string)
+		if !ok || r.inner == "" {
+			return nil, false
+		}
+		out, ok := r.innerRefusal(s)
 		if !ok {
 			return nil, false
 		}

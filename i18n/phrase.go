@@ -104,6 +104,8 @@ var kindPatterns = map[string]string{
 	"opt": `.*?`,
 	// num: a number.
 	"num": `-?\d+(?:\.\d+)?(?:e[-+]?\d+)?`,
+	// inner: a whole refusal message a wrapper (refusal.wrap) adds to.
+	"inner": `.+?`,
 }
 
 // formatRegexp turns an English format into a regular expression matching
@@ -230,8 +232,29 @@ func (c *Catalogue) phraseWith(lang, family, english string, more map[string]any
 	if lang == "en" {
 		return english, true
 	}
-	r := &renderer{c: c, lang: lang, measurement: measurement}
-	return r.phrase(family, english, more)
+	r := &renderer{c: c, lang: lang, measurement: measurement, inner: family}
+	if out, ok := r.phrase(family, english, more); ok {
+		return out, true
+	}
+	if strings.HasPrefix(family, "refusal.") {
+		// The rules add to some refusals' messages, whatever their code
+		// ("the whole brigade marches: ..."): refusal.wrap, the message
+		// inside said as its code's ({1:inner}).
+		return r.phrase(wrapFamily, english, more)
+	}
+	return "", false
+}
+
+// wrapFamily holds the formats the rules wrap a refusal's message in.
+const wrapFamily = "refusal.wrap"
+
+// innerRefusal says a refusal message inside a wrapper: as its code's, or
+// wrapped again.
+func (r *renderer) innerRefusal(s string) (string, bool) {
+	if out, ok := r.phrase(r.inner, s, nil); ok {
+		return out, true
+	}
+	return r.phrase(wrapFamily, s, nil)
 }
 
 // phrase matches english against family and renders the template.

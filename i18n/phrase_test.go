@@ -163,7 +163,7 @@ func TestPhraseSamples(t *testing.T) {
 			t.Errorf("%s: the sample %q does not read back", k, msg)
 			continue
 		}
-		r := &renderer{c: c, lang: "ru"}
+		r := &renderer{c: c, lang: "ru", inner: sampleInner}
 		got, ok := r.phrase(fam, msg, nil)
 		if !ok {
 			t.Errorf("%s: the sample %q has no Russian", k, msg)
@@ -231,6 +231,8 @@ func (c *Catalogue) sample(key string, depth int) (string, []string) {
 		use := uses[n]
 		v := ""
 		switch {
+		case use == "inner":
+			v = c.sampleOf(sampleInner, depth, &ids)
 		case strings.Contains(use, "sub="):
 			fam := use[strings.Index(use, "sub=")+4:]
 			fam, _, _ = strings.Cut(fam, ":")
@@ -284,6 +286,9 @@ func (c *Catalogue) sample(key string, depth int) (string, []string) {
 	}
 	return b.String(), ids
 }
+
+// sampleInner is the refusal a wrapper's sample wraps.
+const sampleInner = "refusal.no_order"
 
 // sampleOf is a sample message of a family: of its first format that
 // makes a non-empty one.

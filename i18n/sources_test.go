@@ -215,6 +215,31 @@ func refusalSources(t *testing.T) []sourcePhrase {
 					args = append(args, exprString(fset, a))
 				}
 				add(code, stringValues(x.Args[2], fn), x.Pos(), args)
+			case *ast.AssignStmt:
+				// r.Message = fmt.Sprintf("... %s", ..., r.Message) and
+				// r.Message += "...": a refusal's message wrapped (any
+				// code's), family refusal.wrap.
+				if len(x.Lhs) != 1 || len(x.Rhs) != 1 {
+					return
+				}
+				sel, ok := x.Lhs[0].(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "Message" {
+					return
+				}
+				var formats []string
+				if call, ok := x.Rhs[0].(*ast.CallExpr); ok && isSprintf(call) {
+					formats = stringValues(call.Args[0], fn)
+				} else {
+					formats = stringValues(x.Rhs[0], fn)
+				}
+				if x.Tok == token.ADD_ASSIGN {
+					for i := range formats {
+						formats[i] = "%s" + formats[i]
+					}
+				}
+				for _, f := range formats {
+					out = append(out, sourcePhrase{Family: "refusal.wrap", Format: f, Pos: shortPos(fset, x.Pos())})
+				}
 			case *ast.CompositeLit:
 				if !isRefusalType(x.Type) {
 					return

@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/clubledger/ledger/i18n"
+	"github.com/clubledger/ledger/rules"
 )
 
 // TestRussianCLI plays the Aspern example and a battle in progress with
@@ -168,4 +171,37 @@ func englishIn(out string, ids map[string]bool) []string {
 		found = append(found, w)
 	}
 	return found
+}
+
+// TestRefusalsOfScenariosInRussian plays every scenario of testdata/ and
+// the examples and says each refusal they meet in Russian: each must match
+// a format of its code (or a wrapper's), not fall back to the English.
+func TestRefusalsOfScenariosInRussian(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/scenarios/*.yaml")
+	files = append(files, "../../examples/first-battle.yaml", "../../examples/aspern-turn.yaml")
+	cat := messages()
+	n := 0
+	for _, f := range files {
+		c := newCLI(t)
+		_, out, errs := c.run("play", f, "-o", "json")
+		var steps []struct {
+			Step    int            `json:"step"`
+			Refusal *rules.Refusal `json:"refusal"`
+		}
+		if err := json.Unmarshal([]byte(out), &steps); err != nil {
+			t.Fatalf("%s: %v\n%s\n%s", f, err, out, errs)
+		}
+		for _, s := range steps {
+			if s.Refusal == nil {
+				continue
+			}
+			n++
+			if ru := cat.Refusal("ru", s.Refusal, i18n.Vars{}); ru == s.Refusal.Message {
+				t.Errorf("%s step %d: %s %s in English only: %s", filepath.Base(f), s.Step, s.Refusal.Rule, s.Refusal.Code, s.Refusal.Message)
+			}
+		}
+	}
+	if n < 40 {
+		t.Errorf("only %d refusals met", n)
+	}
 }
