@@ -173,10 +173,29 @@ func (b *tab) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 	defer cancel()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		path := b.shot("failed-" + strings.ReplaceAll(what, " ", "-"))
-		b.t.Fatalf("%s: %s: %v (screenshot %s)", b.name, what, err, path)
+	for _, step := range steps {
+		// The page redraws its panels as events arrive live: a node found
+		// by a query may be replaced before the action reaches it. Such a
+		// step did nothing; it is taken again on the new node.
+		var err error
+		for try := 0; try < 5; try++ {
+			if err = chromedp.Do(ctx, step); err == nil || !replacedNode(err) {
+				break
+			}
+		}
+		if err != nil {
+			path := b.shot("failed-" + strings.ReplaceAll(what, " ", "-"))
+			b.t.Fatalf("%s: %s: %v (screenshot %s)", b.name, what, err, path)
+		}
 	}
+}
+
+// replacedNode recognises the DevTools errors of a node that was removed
+// or replaced between a query and the action on it.
+func replacedNode(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, "Could not find node with given id") || strings.Contains(m, "Node is detached") ||
+		strings.Contains(m, "No node with given id found")
 }
 
 // eval evaluates a JavaScript expression in the page.
