@@ -58,8 +58,9 @@ func TestBrowserUmpireEndsBattle(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`#combat-markers`), "1"),
 		chromedp.SendKeys(chromedp.CSS(`#combat-note`), "skirmish fire from the 1/26e"),
 		chromedp.Click(chromedp.CSS(`#combat-confirm`)),
-		chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="combat.record"] li[data-type="combat.recorded"]`)))
-	karl.do("karl sees the result", chromedp.WaitVisible(chromedp.CSS(`#log li[data-type="combat.recorded"]`)))
+		// This result, not the hussars' still shown: it names the jaeger.
+		void(chromedp.Poll[bool](`[...document.querySelectorAll('#play-result .ok[data-command="combat.record"] li[data-type="combat.recorded"]')].some(li => li.textContent.includes("jaeger"))`)))
+	karl.do("karl sees the result", void(chromedp.Poll[bool](`[...document.querySelectorAll('#log li[data-type="combat.recorded"]')].some(li => li.textContent.includes("jaeger"))`)))
 
 	before = ts.lastVersion2("aspern")
 	uma.do("end the battle",
@@ -68,7 +69,8 @@ func TestBrowserUmpireEndsBattle(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#end-check`)),
 		chromedp.WaitVisible(chromedp.CSS(`#end-preview[data-state="ok"] li[data-type="battle.ended"]`)))
 	if after := ts.lastVersion2("aspern"); after != before {
-		t.Errorf("the dry run appended: the log went from %d to %d events", before, after)
+		r := ts.must(ts.do("GET", fmt.Sprintf("/api/campaigns/demo/battles/aspern/events?after=%d", before), ts.tokens["uma"], nil), 200)
+		t.Errorf("the dry run appended: the log went from %d to %d events: %s", before, after, r.raw)
 	}
 	uma.do("confirm", chromedp.Click(chromedp.CSS(`#end-confirm`)),
 		chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="battle.end"]`)),
