@@ -86,6 +86,9 @@ func TestBrowserPlayTurn(t *testing.T) {
 		void(chromedp.Evaluate[any](`document.getElementById("init-action").dispatchEvent(new Event("change"))`)),
 		chromedp.SetValue(chromedp.CSS(`#init-target`), "jaeger"),
 		void(chromedp.Evaluate[any](`document.getElementById("init-target").dispatchEvent(new Event("change"))`)),
+		// The dry run's answer comes in above the buttons: click once it
+		// is there, not where the button stood before it.
+		void(chromedp.Poll[bool](`(document.querySelector('#init-preview[data-state="ok"]') || {textContent: ""}).textContent.includes("jaeger")`)),
 		chromedp.Click(chromedp.CSS(`#init-take`)),
 		chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="initiative.take"]`)))
 	tapUnit(marie, "1-leger")
