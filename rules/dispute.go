@@ -393,3 +393,26 @@ func IsCorrectionEvent(typ string) bool {
 	}
 	return false
 }
+
+// CorrectionRef says what a correction event points at: its dispute, the
+// disputed event and its ruling's version (0 in events recorded before
+// corrections carried it); ok is false for any other event.
+func CorrectionRef(e Event) (dispute int, event, ruling uint64, ok bool) {
+	switch x := e.(type) {
+	case *UnitCorrected:
+		return x.Dispute, x.EventVersion, x.Ruling, true
+	case *OrderCorrected:
+		return x.Dispute, x.EventVersion, x.Ruling, true
+	case *CommandUndone:
+		return x.Dispute, x.EventVersion, x.Ruling, true
+	case *GeneralCorrected:
+		return x.Dispute, x.EventVersion, x.Ruling, true
+	case *FlankCorrected:
+		return x.Dispute, x.EventVersion, x.Ruling, true
+	case *ObjectiveCorrected:
+		return x.Dispute, x.EventVersion, x.Ruling, true
+	case *BattleRescored:
+		return x.Dispute, x.EventVersion, x.Ruling, true
+	}
+	return 0, 0, 0, false
+}

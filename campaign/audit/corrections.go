@@ -21,27 +21,6 @@ func init() {
 	checkTitles[CheckCorrections] = "every correction points at an upheld dispute and its event; orders resolved again and rescores agree with the rules"
 }
 
-// correctionOf is what every correction event says it points at.
-func correctionOf(ev rules.Event) (dispute int, event, ruling uint64, ok bool) {
-	switch x := ev.(type) {
-	case *rules.UnitCorrected:
-		return x.Dispute, x.EventVersion, x.Ruling, true
-	case *rules.OrderCorrected:
-		return x.Dispute, x.EventVersion, x.Ruling, true
-	case *rules.CommandUndone:
-		return x.Dispute, x.EventVersion, x.Ruling, true
-	case *rules.GeneralCorrected:
-		return x.Dispute, x.EventVersion, x.Ruling, true
-	case *rules.FlankCorrected:
-		return x.Dispute, x.EventVersion, x.Ruling, true
-	case *rules.ObjectiveCorrected:
-		return x.Dispute, x.EventVersion, x.Ruling, true
-	case *rules.BattleRescored:
-		return x.Dispute, x.EventVersion, x.Ruling, true
-	}
-	return 0, 0, 0, false
-}
-
 // corrections checks CheckCorrections over the decoded events (nil where
 // an event has no readable bytes), in version order.
 func (a *auditor) corrections(decoded []*events.Envelope) {
@@ -76,7 +55,7 @@ func (a *auditor) corrections(decoded []*events.Envelope) {
 			upheld[x.Dispute] = &ruling{ref: r, want: x.Corrections}
 			order = append(order, x.Dispute)
 		}
-		if n, disputed, rv, ok := correctionOf(ev); ok {
+		if n, disputed, rv, ok := rules.CorrectionRef(ev); ok {
 			c.Checked++
 			on, wasRaised := raised[n]
 			up := upheld[n]
