@@ -110,6 +110,11 @@ func RenderReview(r Review) []byte {
 		height = math.Max(height, p.h)
 	}
 	width += pad - gap
+	var caption []string
+	for _, line := range r.Caption {
+		caption = append(caption, wrap(line, int(width/7))...)
+	}
+	r.Caption = caption
 	captionTop := height + pad
 	height = captionTop + lineH*float64(len(r.Caption)) + pad
 	var b bytes.Buffer
@@ -283,4 +288,22 @@ func length(v float64, m string) string {
 		return s + " cm"
 	}
 	return s + `"`
+}
+
+// wrap cuts a caption line at spaces into lines of at most n characters.
+func wrap(line string, n int) []string {
+	if n < 20 {
+		n = 20
+	}
+	var out []string
+	for len([]rune(line)) > n {
+		rs := []rune(line)
+		cut := strings.LastIndex(string(rs[:n]), " ")
+		if cut <= 0 {
+			cut = len(string(rs[:n]))
+		}
+		out = append(out, line[:cut])
+		line = "    " + strings.TrimLeft(line[cut:], " ")
+	}
+	return append(out, line)
 }

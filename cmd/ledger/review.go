@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clubledger/ledger/app"
+	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/events"
 )
 
@@ -174,4 +175,31 @@ func actorOf(e app.EventView) string {
 		return e.Actor + " for " + e.OnBehalfOf
 	}
 	return e.Actor
+}
+
+// printRescores says, under the standings' battles, each battle scored
+// again after a correction and what that changed in the campaign.
+func (c *cli) printRescores(battles []campaign.BattleResult) {
+	for _, b := range battles {
+		for _, r := range b.Rescores {
+			var parts []string
+			for i, a := range r.After {
+				if i < len(r.Before) {
+					bf := r.Before[i]
+					parts = append(parts, fmt.Sprintf("%s %d (%s) -> %d (%s)", a.Side, bf.Points, bf.Result, a.Points, a.Result))
+				}
+			}
+			fmt.Fprintf(c.stdout, "%s scored again (dispute %d on event %d, v%d): %s\n", b.Battle, r.Dispute, r.EventVersion, r.Version, strings.Join(parts, ", "))
+			var units []string
+			for _, u := range r.Rosters {
+				units = append(units, fmt.Sprintf("%s %s -> %s", u.Unit, u.Before, u.After))
+			}
+			if len(units) > 0 {
+				fmt.Fprintf(c.stdout, "  rosters: %s\n", strings.Join(units, ", "))
+			}
+			if len(r.Successors) > 0 {
+				fmt.Fprintf(c.stdout, "  %s had already started: it stands as played\n", strings.Join(r.Successors, ", "))
+			}
+		}
+	}
 }

@@ -74,6 +74,15 @@ func TestReviewCLI(t *testing.T) {
 	if svg := c.ok("picture", "d-flank/b1", "--review", "12"); !strings.Contains(svg, `class="review-flank-edge" data-edge="west" data-distance="12"`) {
 		t.Error("flank entry picture lacks the F.8 edge")
 	}
+	// A correction after a battle's end: the standings say what it changed.
+	c.ok("play", "../../testdata/scenarios/d-campaign.yaml")
+	out = c.ok("standings", "d-campaign")
+	for _, want := range []string{"b1 scored again (dispute 1 on event 7, v15): red 3 (won) -> 0 (lost), blue 0 (lost) -> 3 (won)",
+		"rosters: r1-inf1 present -> destroyed, b1-inf1 destroyed -> present", "b2 had already started: it stands as played"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("standings lack %q:\n%s", want, out)
+		}
+	}
 	// In Russian, the panels' titles.
 	c.cfg.Lang = "ru"
 	if svg := c.ok("picture", "d-move/b1", "--review", "15"); !strings.Contains(svg, "как исправлено: после события 19") {
