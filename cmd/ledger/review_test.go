@@ -105,13 +105,22 @@ func TestReviewHTTP(t *testing.T) {
 	ts := seed(t)
 	move := ts.lastVersion()
 	ts.must(ts.command("karl", "b1", "dispute.raise", map[string]any{"command": map[string]any{"event_version": move, "reason": "it went through the marsh"}}), 201)
+	// The refusal says so before the umpire rules: a dry run of a correction
+	// that would leave the battalion off the table is refused (K.3), and
+	// nothing is appended.
+	before := ts.lastVersion()
+	r := ts.command("uma", "b1", "dispute.uphold", map[string]any{"dry_run": true, "command": map[string]any{"dispute": 1, "ruling": "x",
+		"corrections": []map[string]any{{"unit": "33-ligne", "base": map[string]any{"center": map[string]float64{"x": 71.5, "y": 10}, "facing": 0}}}}})
+	if r.status != 422 || r.errorField("rule") != "K.3" || ts.lastVersion() != before {
+		t.Fatalf("dry run of an impossible correction: %d %s", r.status, r.raw)
+	}
 	up := ts.must(ts.command("uma", "b1", "dispute.uphold", map[string]any{"command": map[string]any{"dispute": 1, "ruling": "the move is undone", "undo": true}}), 201)
 	evs := up.body["events"].([]any)
 	if len(evs) != 2 || evs[1].(map[string]any)["type"] != "command.undone" {
 		t.Fatalf("uphold: %s", up.raw)
 	}
 	path := fmt.Sprintf("/api/campaigns/demo/battles/b1/review?version=%d", move)
-	r := ts.must(ts.do("GET", path, ts.tokens["rita"], nil), 200)
+	r = ts.must(ts.do("GET", path, ts.tokens["rita"], nil), 200)
 	var rv app.Review
 	if err := json.Unmarshal(r.raw, &rv); err != nil {
 		t.Fatal(err)
