@@ -200,7 +200,7 @@ func (s *Session) ReviewPicture(ctx context.Context, key events.Key, q ReviewQue
 	}
 	v := strconv.FormatUint(rv.Version, 10)
 	r := picture.Review{Version: rv.Version, Before: st.before, After: st.after, Corrected: st.corrected, Geometry: rv.Geometry,
-		Charge: st.charge, Scale: q.Scale}
+		Charge: st.charge, Scale: q.Scale, Lang: s.lang}
 	r.Titles = [3]string{
 		text("review.before", "{n}", strconv.FormatUint(rv.First-1, 10)),
 		text("review.recorded", "{n}", strconv.FormatUint(rv.End, 10)),

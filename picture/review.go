@@ -54,6 +54,8 @@ type Review struct {
 	Caption []string
 	// Scale is pixels per unit of the battle's measurement; 0 means 8.
 	Scale float64
+	// Lang is the language of the panels' words (Options.Lang).
+	Lang string
 }
 
 // Colours of the geometry.
@@ -82,7 +84,7 @@ func RenderReview(r Review) []byte {
 		if s == nil {
 			return
 		}
-		opt.Title, opt.Scale = title, scale
+		opt.Title, opt.Scale, opt.Lang = title, scale, r.Lang
 		if opt.Data == nil {
 			opt.Data = map[string]string{}
 		}
@@ -99,9 +101,9 @@ func RenderReview(r Review) []byte {
 	}
 	add("before", r.Titles[0], r.Before, Options{}, nil)
 	after := Options{Charge: r.Charge, Moved: Moved(r.Before, r.After)}
-	add("recorded", r.Titles[1], r.After, after, geometryOverlay(r.After, r.Before, r.Geometry))
+	add("recorded", r.Titles[1], r.After, after, geometryOverlay(r.After, r.Before, r.Geometry, scale))
 	if r.Corrected != nil {
-		add("corrected", r.Titles[2], r.Corrected, Options{Moved: Moved(r.After, r.Corrected)}, recordedOverlay(r.Corrected, r.After))
+		add("corrected", r.Titles[2], r.Corrected, Options{Moved: Moved(r.After, r.Corrected)}, recordedOverlay(r.Corrected, r.After, scale))
 	}
 	const gap, lineH, pad = 16.0, 18.0, 8.0
 	width, height := pad, 0.0
@@ -165,10 +167,11 @@ func attr(svg []byte, name string) string {
 
 // geometryOverlay draws the geometry of g over s, the battle after the
 // decision (before, the battle before it, for where the unit stood).
-func geometryOverlay(s, before *rules.State, g rules.Review) []byte {
-	p := &painter{depth: s.Table.Depth, level: 0}
-	fs := math.Max(s.Table.Width, s.Table.Depth) / 60
-	sw := fs / 8
+func geometryOverlay(s, before *rules.State, g rules.Review, scale float64) []byte {
+	p := &painter{depth: s.Table.Depth, u: 1 / scale}
+	// Sizes in screen pixels, whatever the table's unit.
+	fs := 11 * p.u
+	sw := 1.4 * p.u
 	m := s.Measurement
 	p.open("g", attrs{"class", "review-geometry", "data-rules", strings.Join(g.Rules, " ")})
 	text := func(class string, at geom.Vec, col, s string) {
@@ -262,9 +265,9 @@ func geometryOverlay(s, before *rules.State, g rules.Review) []byte {
 
 // recordedOverlay marks, on the corrected battle s, where each unit the
 // correction changed stood as recorded (in rec).
-func recordedOverlay(s, rec *rules.State) []byte {
-	p := &painter{depth: s.Table.Depth}
-	sw := math.Max(s.Table.Width, s.Table.Depth) / 480
+func recordedOverlay(s, rec *rules.State, scale float64) []byte {
+	p := &painter{depth: s.Table.Depth, u: 1 / scale}
+	sw := 1.4 * p.u
 	var ids []string
 	for id, u := range s.Units {
 		if r := rec.Units[id]; r != nil && u != nil && r.Base != u.Base && r.Status != rules.UnitOffTable {

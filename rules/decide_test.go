@@ -132,7 +132,7 @@ func TestMoveDistance(t *testing.T) {
 	}
 	// More than the unit has: the refusal says what it needs and has.
 	r = refused(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":22.1}}`), nil, "C.17", "move_too_far")
-	want = `C.17: infantry moves 6" per action; r1-inf1 has 2 actions left, which allow 12.0"; this move is 12.1" and needs 3 actions: refused`
+	want = `C.17: infantry moves 6" per action; r1-inf1 has 2 actions left, enough for 12.0"; this move is 12.1" and needs 3 actions: refused`
 	if r.Error() != want || r.Numbers["actions_needed"] != 3 || r.Numbers["actions_left"] != 2 {
 		t.Fatalf("message\n got %s %v\nwant %s", r.Error(), r.Numbers, want)
 	}
@@ -471,7 +471,7 @@ func TestCentimetres(t *testing.T) {
 	}
 	mustDecide(t, s, cmd(t, CmdOrderGive, `{"general":"r1-gen","units":["r1-inf1"],"content":{"action":"move"}}`), NewFixedDice(4, 4))
 	r := refused(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":20.2}}`), nil, "C.17", "move_too_far")
-	if want := `C.17: infantry moves 10 cm per action; r1-inf1 has 1 action left, which allows 10.0 cm; this move is 10.2 cm and needs 2 actions: refused`; r.Error() != want {
+	if want := `C.17: infantry moves 10 cm per action; r1-inf1 has 1 action left, enough for 10.0 cm; this move is 10.2 cm and needs 2 actions: refused`; r.Error() != want {
 		t.Fatalf("got %s", r.Error())
 	}
 	mustDecide(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":20}}`), nil)

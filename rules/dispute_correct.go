@@ -107,8 +107,10 @@ func decideUphold(s *State, c *UpholdDispute) ([]Event, *Refusal) {
 			return nil, refuse(RuleDispute, "bad_correction", "objective correction %d: objective %s is corrected twice", i+1, o.Objective)
 		case o.Side != "" && work.side(o.Side) == nil:
 			return nil, refuse(RuleInput, "unknown_side", "objective correction %d: no side %q in this battle", i+1, o.Side)
+		case work.Victory.Held[o.Objective] == o.Side && o.Side == "":
+			return nil, refuse(RuleDispute, "bad_correction", "objective correction %d changes nothing: nobody holds %s already", i+1, o.Objective)
 		case work.Victory.Held[o.Objective] == o.Side:
-			return nil, refuse(RuleDispute, "bad_correction", "objective correction %d changes nothing: %s is held by %s already", i+1, o.Objective, firstNonEmpty(o.Side, "nobody"))
+			return nil, refuse(RuleDispute, "bad_correction", "objective correction %d changes nothing: %s holds %s already", i+1, o.Side, o.Objective)
 		}
 		seenO[o.Objective] = true
 		add(&ObjectiveCorrected{Dispute: d.N, EventVersion: d.EventVersion, Ruling: ruling, Objective: o.Objective, Side: o.Side,
@@ -153,9 +155,9 @@ func unitCorrection(s *State, i int, k Correction, seen map[string]bool) (*UnitC
 	case k.Status != "" && !slices.Contains(unitStatuses, k.Status):
 		return nil, refuse(RuleDispute, "bad_correction", "correction %d: status %q: want one of %s", i+1, k.Status, strings.Join(unitStatuses, ", "))
 	case k.Markers != nil && *k.Markers < 0:
-		return nil, refuse("T.4", "markers_below_zero", "correction %d: markers %d: a unit carries 0 or more casualty markers", i+1, *k.Markers).with("markers", *k.Markers)
+		return nil, refuse("T.4", "bad_correction", "correction %d: markers %d: want 0 or more", i+1, *k.Markers).with("markers", *k.Markers)
 	case k.ActionsLeft != nil && *k.ActionsLeft < 0:
-		return nil, refuse("C.3", "bad_actions", "correction %d: actions_left %d: want 0 or more", i+1, *k.ActionsLeft).with("actions_left", *k.ActionsLeft)
+		return nil, refuse("C.3", "bad_correction", "correction %d: actions_left %d: want 0 or more", i+1, *k.ActionsLeft).with("actions_left", *k.ActionsLeft)
 	}
 	seen[k.Unit] = true
 	if k.Formation != "" {
@@ -262,11 +264,10 @@ func checkCorrected(s *State, touched map[string]bool) *Refusal {
 			if oid == id || !o.active() || !geom.Overlaps(u.Base, o.Base) {
 				continue
 			}
-			rule, whose := "K.2", "enemy"
 			if o.Side == u.Side {
-				rule, whose = "K.1", "friendly"
+				return refuse("K.1", "overlap", "corrected, unit %s at %s would overlap friendly unit %s at %s", id, u.Base.Center, oid, o.Base.Center)
 			}
-			return refuse(rule, "overlap", "corrected, unit %s at %s would overlap %s unit %s at %s", id, u.Base.Center, whose, oid, o.Base.Center)
+			return refuse("K.2", "overlap", "corrected, unit %s at %s would overlap enemy unit %s at %s", id, u.Base.Center, oid, o.Base.Center)
 		}
 	}
 	return nil
@@ -395,10 +396,10 @@ func orderCorrection(log []Event, first, end uint64, in OrderCorrection, now *St
 	}
 	values := slices.Clone(orig.Values)
 	if in.Dice != nil {
-		if r := physicalRoll(rolls[orig.RollCounter], orig.RollCounter, "the order"); r != nil {
+		if r := physicalRoll(rolls[orig.RollCounter], orig.RollCounter); r != nil {
 			return nil, r
 		}
-		if r := checkFaces("order dice", in.Dice, rs.Command.OrderRoll); r != nil {
+		if r := checkFaces(in.Dice, rs.Command.OrderRoll); r != nil {
 			return nil, r
 		}
 		values = slices.Clone(in.Dice)
@@ -409,11 +410,11 @@ func orderCorrection(log []Event, first, end uint64, in OrderCorrection, now *St
 	}
 	if in.BlunderDice != nil {
 		if orig.Blunder != nil {
-			if r := physicalRoll(rolls[orig.Blunder.Counter], orig.Blunder.Counter, "the blunder table"); r != nil {
+			if r := physicalRoll(rolls[orig.Blunder.Counter], orig.Blunder.Counter); r != nil {
 				return nil, r
 			}
 		}
-		if r := checkFaces("blunder dice", in.BlunderDice, rs.Command.Blunder.Table.Dice); r != nil {
+		if r := checkFaces(in.BlunderDice, rs.Command.Blunder.Table.Dice); r != nil {
 			return nil, r
 		}
 		blunderVals = slices.Clone(in.BlunderDice)
@@ -423,15 +424,16 @@ func orderCorrection(log []Event, first, end uint64, in OrderCorrection, now *St
 	var ref *Refusal
 	switch {
 	case errors.As(err, &ref):
-		r := refuse(ref.Rule, ref.Code, "resolved again from the corrected inputs the order would be refused: %s", ref.Message)
+		r := *ref
 		r.Numbers = maps.Clone(ref.Numbers)
-		return nil, r
+		r.Message = fmt.Sprintf("resolved again from the corrected inputs the order would be refused: %s", ref.Message)
+		return nil, &r
 	case err != nil && rs.Command.IsBlunder(values):
-		return nil, refuse("C.5", "blunder_roll_needed", "the corrected roll %s is a blunder (C.5): give the blunder-table roll as thrown (blunder_dice, %s)", facesText(values), rs.Command.Blunder.Table.Dice)
+		return nil, refuse("C.5", "blunder_roll_needed", "the corrected roll is a blunder (C.5): give the blunder-table roll as thrown (blunder_dice)")
 	case err != nil:
-		return nil, refuse(RuleDispute, "bad_correction", "the order cannot be resolved again: %v", err)
+		return nil, refuse(RuleDispute, "bad_correction", "the order cannot be resolved again from the corrected inputs: the dice given do not fit its rolls")
 	case fd.next < len(fd.Values):
-		return nil, refuse(RuleDispute, "bad_correction", "blunder_dice given, but the corrected roll %s is no blunder", facesText(values))
+		return nil, refuse(RuleDispute, "bad_correction", "blunder_dice given, but the corrected roll is no blunder")
 	}
 	ev := &OrderCorrected{Order: origV, Versions: versionRange(first, end), Inputs: in, Original: *orig}
 	ev.Inputs.Dice, ev.Inputs.BlunderDice = slices.Clone(in.Dice), slices.Clone(in.BlunderDice)
@@ -462,12 +464,12 @@ func orderCorrection(log []Event, first, end uint64, in OrderCorrection, now *St
 		}
 	}
 	if equalJSON(ev.Resolved, ev.Original) && equalJSON(ev.Blunders, origBlunders) {
-		return nil, refuse(RuleDispute, "bad_correction", "the correction changes nothing: resolved again from the corrected inputs the order comes out as recorded (%s)", orderBrief(orig))
+		return nil, refuse(RuleDispute, "bad_correction", "the correction changes nothing: resolved again from the corrected inputs the order comes out as recorded")
 	}
 	cf := counterfactual(log, before, end, repl)
 	b, set, why := diffSetting(now, cf)
 	if why != "" {
-		return nil, refuse(RuleDispute, "not_correctable", "the order cannot be corrected: %s", why)
+		return nil, refuse(RuleDispute, "not_correctable", "the order cannot be corrected: resolved again it would change more than units, generals and the turn's records (units or generals joined or left, or the turn, orders, marches or dice differ)")
 	}
 	ev.Before, ev.Set = b, set
 	return ev, nil
@@ -490,23 +492,25 @@ func declaredOnRoad(o *OrderResolved) []string {
 
 // physicalRoll refuses the correction of a roll that was digital: digital
 // dice are provable (docs/dice.md) and stand.
-func physicalRoll(d *DiceRolled, counter uint64, what string) *Refusal {
+func physicalRoll(d *DiceRolled, counter uint64) *Refusal {
 	if d == nil {
-		return refuse(RuleDispute, "no_roll", "roll #%d of %s is not among the disputed command's events", counter, what).with("counter", counter)
+		return refuse(RuleDispute, "no_roll", "roll #%d is not among the disputed command's events", counter).with("counter", counter)
 	}
 	if d.Source != SourcePhysical {
-		return refuse(RuleDispute, "digital_dice", "roll #%d of %s was digital: digital dice are provable (docs/dice.md) and are not corrected; correct what it was read against instead", counter, what).with("counter", counter)
+		return refuse(RuleDispute, "digital_dice", "roll #%d was digital: digital dice are provable (docs/dice.md) and are not corrected; correct what it was read against instead", counter).with("counter", counter)
 	}
 	return nil
 }
 
-func checkFaces(what string, v []int, spec DiceSpec) *Refusal {
+// checkFaces refuses corrected dice that are not spec's, as thrown.
+func checkFaces(v []int, spec DiceSpec) *Refusal {
 	if len(v) != spec.Count {
-		return refuse(RuleDispute, "bad_correction", "%s: want %s as thrown, %d %s given", what, spec, len(v), map[bool]string{true: "die", false: "dice"}[len(v) == 1])
+		return refuse(RuleDispute, "bad_correction", "the corrected roll has %d dice; it is a roll of %d dice of %d sides", len(v), spec.Count, spec.Sides).
+			with("dice", len(v), "count", spec.Count, "sides", spec.Sides)
 	}
 	for _, x := range v {
 		if x < 1 || x > spec.Sides {
-			return refuse(RuleDispute, "bad_correction", "%s: %d is not a face of a D%d", what, x, spec.Sides)
+			return refuse(RuleDispute, "bad_correction", "the corrected roll shows %d, which is not a face of a die of %d sides", x, spec.Sides).with("face", x, "sides", spec.Sides)
 		}
 	}
 	return nil
@@ -548,7 +552,7 @@ func undoCorrection(log []Event, first, end uint64, now *State) (*CommandUndone,
 	b, set, why := diffSetting(now, cf)
 	switch {
 	case why != "":
-		return nil, refuse(RuleDispute, "not_correctable", "events %d to %d cannot be undone: %s", first, end, why)
+		return nil, refuse(RuleDispute, "not_correctable", "events %d to %d cannot be undone: without them more than units, generals and the turn's records would change (units or generals joined or left, or the turn, orders, marches or dice differ)", first, end)
 	case set.empty():
 		return nil, refuse(RuleDispute, "bad_correction", "undoing events %d to %d changes nothing now: what they moved has moved since", first, end)
 	}
@@ -577,7 +581,7 @@ func flankCorrection(log []Event, first, end uint64, fc FlankCorrection, now *St
 	ev := &FlankCorrected{March: n, Before: before}
 	if fc.Dice != nil {
 		if m.Fight != "" {
-			return nil, refuse("F.10", "fought", "flank march %d met an enemy march on its edge (F.10: %s): its arrival came from that fight; correct its arrival_turn instead", n, m.Fight)
+			return nil, refuse("F.10", "fought", "flank march %d met an enemy march on its edge (F.10, %s): its arrival came from that fight; correct its arrival_turn instead", n, m.Fight)
 		}
 		var decl *FlankDeclared
 		rolls := map[uint64]*DiceRolled{}
@@ -594,10 +598,10 @@ func flankCorrection(log []Event, first, end uint64, fc FlankCorrection, now *St
 		if decl == nil {
 			return nil, refuse(RuleDispute, "no_roll", "flank march %d's declaration is not in the log", n)
 		}
-		if r := physicalRoll(rolls[decl.RollCounter], decl.RollCounter, fmt.Sprintf("flank march %d's arrival", n)); r != nil {
+		if r := physicalRoll(rolls[decl.RollCounter], decl.RollCounter); r != nil {
 			return nil, r
 		}
-		if r := checkFaces("arrival dice", fc.Dice, rs.FlankMarch.Arrival.Dice); r != nil {
+		if r := checkFaces(fc.Dice, rs.FlankMarch.Arrival.Dice); r != nil {
 			return nil, r
 		}
 		row, ok := rs.FlankMarch.arrivalEntry(sum(fc.Dice))
@@ -645,7 +649,7 @@ func flankCorrection(log []Event, first, end uint64, fc FlankCorrection, now *St
 		set.ChosenEntry = copyPtr(p)
 	}
 	if equalJSON(set, before) {
-		return nil, refuse(RuleDispute, "bad_correction", "the flank correction changes nothing: march %d is %s already", n, flankBrief(before))
+		return nil, refuse(RuleDispute, "bad_correction", "the flank correction changes nothing for flank march %d", n)
 	}
 	ev.Set = set
 	// Units on the table that the corrected march could not have brought

@@ -49,7 +49,7 @@ func decideMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 		return nil, refuse("C.3", "no_actions_left", "unit %s has %s left this turn; this move uses %d", u.ID, plural(ut.ActionsLeft, "action", "actions"), actions).
 			with("actions_left", ut.ActionsLeft, "actions", actions)
 	case auto && ut.ActionsLeft < 1:
-		return nil, refuse("C.3", "no_actions_left", "unit %s has no actions left this turn", u.ID).
+		return nil, refuse("C.3", "no_actions_left", "unit %s has %s left this turn; this move uses %d", u.ID, plural(ut.ActionsLeft, "action", "actions"), 1).
 			with("actions_left", ut.ActionsLeft, "actions", 1)
 	}
 	if rs.Turn.OrdinaryMoves == MovesMovementTable {
@@ -86,22 +86,26 @@ func decideMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 		if failedMove {
 			left = ut.FailedMoves
 		}
-		has := fmt.Sprintf("%s has %s left", u.ID, plural(left, "action", "actions"))
+		capped := 0
 		if _, maxPerTurn := rs.UnitTypes[u.Type].Move(u.Formation, m); maxPerTurn > 0 && maxPerTurn-ut.MoveActions < left {
-			left = max(0, maxPerTurn-ut.MoveActions)
-			has = fmt.Sprintf("%s may make %s more this turn (at most %d)", u.ID, plural(left, "move", "moves"), maxPerTurn)
+			left, capped = max(0, maxPerTurn-ut.MoveActions), maxPerTurn
 		}
 		if needed > left && failedMove {
-			return nil, refuse("C.12", "one_move", "unit %s failed its order: C.12 leaves it %s (%s); this move is %s and needs %s",
+			return nil, refuse("C.12", "one_move", "unit %s failed its order: C.12 leaves it %s, enough for %s; this move is %s and needs %s",
 				u.ID, plural(left, "move", "moves"), fmtLen(per*float64(left), m), fmtMeasured(cost, per*float64(left), m), plural(needed, "action", "actions")).
 				with("moves_left", left, "actions", needed, "actions_needed", needed, "distance", cost, "allowed", per*float64(left))
 		}
 		if needed > left {
-			return nil, refuse("C.17", "move_too_far", "%s moves %s per action; %s, which %s %s; this move is %s and needs %s%s",
-				label, fmtLen(per, m), has, allowVerb(left), fmtMeasured(per*float64(left), cost, m), fmtMeasured(cost, per*float64(left), m),
-				plural(needed, "action", "actions"), costDetail(p, m)).
-				with("distance", cost, "allowed", per*float64(left), "per_action", per, "actions", left, "actions_left", left, "actions_needed", needed,
-					"path", p.length, "turns", p.turnCost, "difficult", p.difficult)
+			r := refuse("C.17", "move_too_far", "%s moves %s per action; %s has %s left, enough for %s; this move is %s and needs %s%s",
+				label, fmtLen(per, m), u.ID, plural(left, "action", "actions"), fmtMeasured(per*float64(left), cost, m), fmtMeasured(cost, per*float64(left), m),
+				plural(needed, "action", "actions"), costDetail(p, m))
+			if capped > 0 {
+				r = refuse("C.17", "move_too_far", "%s moves %s per action, at most %s a turn; %s may make %s more, enough for %s; this move is %s and needs %s%s",
+					label, fmtLen(per, m), plural(capped, "move", "moves"), u.ID, plural(left, "move", "moves"), fmtMeasured(per*float64(left), cost, m), fmtMeasured(cost, per*float64(left), m),
+					plural(needed, "action", "actions"), costDetail(p, m))
+			}
+			return nil, r.with("distance", cost, "allowed", per*float64(left), "per_action", per, "actions", left, "actions_left", left, "actions_needed", needed,
+				"path", p.length, "turns", p.turnCost, "difficult", p.difficult)
 		}
 		actions = needed
 		if _, _, r := moveAllowance(s, u, ut, actions); r != nil {
@@ -110,8 +114,8 @@ func decideMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 	}
 	allowed := per * float64(actions)
 	if cost > allowed+geom.Eps {
-		return nil, refuse("C.17", "move_too_far", "%s moves %s per action; %s %s %s, this move is %s and needs %s%s",
-			label, fmtLen(per, m), plural(actions, "action", "actions"), allowVerb(actions), fmtMeasured(allowed, cost, m), fmtMeasured(cost, allowed, m), plural(needed, "action", "actions"), costDetail(p, m)).
+		return nil, refuse("C.17", "move_too_far", "%s moves %s per action; %s allows %s, this move is %s and needs %s%s",
+			label, fmtLen(per, m), plural(actions, "action", "actions"), fmtMeasured(allowed, cost, m), fmtMeasured(cost, allowed, m), plural(needed, "action", "actions"), costDetail(p, m)).
 			with("distance", cost, "allowed", allowed, "per_action", per, "actions", actions, "actions_needed", needed, "path", p.length, "turns", p.turnCost, "difficult", p.difficult)
 	}
 	mc := checkFor(s)
@@ -194,14 +198,6 @@ func stopShort(s *State, u *Unit, p movePlan, path []Waypoint) (*shortStop, *Ref
 		return &shortStop{path: kept, plan: cut, enemy: best.ID, gap: gap}, nil
 	}
 	return nil, nil
-}
-
-// allowVerb is "allows" or "allow" for n actions.
-func allowVerb(n int) string {
-	if n == 1 {
-		return "allows"
-	}
-	return "allow"
 }
 
 // fillMoved records the path, the turns and the cost of a move.

@@ -77,7 +77,7 @@ func (a *auditor) corrections(decoded []*events.Envelope) {
 			}
 			switch {
 			case missing > 0:
-				a.add(CheckCorrections, Pending, r, 0, "%d %s before it withheld: it cannot be recomputed from this export", missing, plural(missing, "event", "events"))
+				a.add(CheckCorrections, Pending, r, 0, "events before it withheld (%d): it cannot be recomputed from this export", missing)
 			default:
 				if why := rules.VerifyCorrection(log, ev); why != "" {
 					a.fail(CheckCorrections, r, "%s", why)
@@ -90,10 +90,10 @@ func (a *auditor) corrections(decoded []*events.Envelope) {
 	}
 	for _, n := range order {
 		if up := upheld[n]; up.seen != up.want {
-			a.fail(CheckCorrections, up.ref, "the ruling of dispute %d counts %d %s; %d follow it", n, up.want, plural(up.want, "correction", "corrections"), up.seen)
+			a.fail(CheckCorrections, up.ref, "the ruling of dispute %d counts %d correction events; %d follow it", n, up.want, up.seen)
 		}
 	}
-	c.Summary = fmt.Sprintf("%d %s, %d recomputed", c.Checked, plural(c.Checked, "correction", "corrections"), recomputed)
+	c.Summary = fmt.Sprintf("corrections: %d, recomputed: %d", c.Checked, recomputed)
 }
 
 func containsVersion(vs []uint64, v uint64) bool {

@@ -119,7 +119,7 @@ func TestCorrectionPointers(t *testing.T) {
 	up := find(t, forged, rules.EvDisputeUpheld, nil)
 	edit(t, &forged[up], func(u *rules.DisputeUpheld) { u.Corrections = 2 })
 	rep = audit.Verify(rechain(t, forged), audit.Options{})
-	if f := firstFailure(t, rep, audit.CheckCorrections); !strings.Contains(f.Message, "counts 2 corrections; 1 follow") {
+	if f := firstFailure(t, rep, audit.CheckCorrections); !strings.Contains(f.Message, "counts 2 correction events; 1 follow") {
 		t.Errorf("count: %s", f)
 	}
 }

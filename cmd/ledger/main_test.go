@@ -56,7 +56,7 @@ func TestDemo(t *testing.T) {
 		"#10 order.give [marie, dice [3 3]]: accepted",
 		"C.3: 2 actions",
 		"refused C.17",
-		`C.17: infantry moves 6" per action; 33-ligne has 1 action left, which allows 6.0"; this move is 6.1" and needs 2 actions`,
+		`C.17: infantry moves 6" per action; 33-ligne has 1 action left, enough for 6.0"; this move is 6.1" and needs 2 actions`,
 		"failed (roll above 8)",
 		"== state of demo-1809/eggmuhl",
 		"33-ligne", "24.0  22.0",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -92,79 +93,59 @@ as the API gives it (GET .../review?version=N).`,
 }
 
 func (c *cli) printReview(rv app.Review) error {
-	w := c.stdout
-	unit := `"`
-	if rv.After.Measurement == "cm" {
-		unit = " cm"
-	}
-	l := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + unit }
-	fmt.Fprintf(w, "%s event %d (%s): %s\n", rv.Key, rv.Version, rv.Event.Type, rv.Event.Description)
-	fmt.Fprintf(w, "command %s, events %d to %d, by %s\n", rv.Event.CommandID, rv.First, rv.End, actorOf(rv.Event))
+	out, wd := c.stdout, c.words()
+	wd.measurement = firstOf(rv.After.Measurement, "in")
+	fmt.Fprintln(out, wd.t("review.title", "key", rv.Key.String(), "v", rv.Version, "type", rv.Event.Type, "what", rv.Event.Description))
+	fmt.Fprintln(out, wd.t("review.command", "id", rv.Event.CommandID, "first", rv.First, "end", rv.End, "who", wd.actor(rv.Event.Actor, rv.Event.OnBehalfOf)))
 	if len(rv.Rules) > 0 {
-		fmt.Fprintf(w, "rules: %s\n", strings.Join(rv.Rules, ", "))
+		fmt.Fprintln(out, wd.t("review.rules", "rules", strings.Join(rv.Rules, ", ")))
 	}
 	for _, d := range rv.Dice {
-		fmt.Fprintf(w, "dice v%d: %s\n", d.Version, d.Description)
+		fmt.Fprintln(out, wd.t("review.dice", "v", d.Version, "what", d.Description))
 	}
 	g := rv.Geometry
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "GEOMETRY\tWHAT\tNUMBERS")
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, wd.t("review.head"))
 	if p := g.Path; p != nil {
-		what := fmt.Sprintf("path of %s", g.Unit)
-		nums := l(p.Length)
-		if p.Allowed > 0 {
-			nums += " of " + l(p.Allowed)
-		}
-		if p.TurnDegrees != 0 {
-			nums += fmt.Sprintf(", one turn of %.0f° (K.5)", p.TurnDegrees)
-		}
-		if p.StoppedShort {
-			nums += fmt.Sprintf(", stopped %s short of %s (C.9)", l(p.Short), p.Enemy)
-		}
-		fmt.Fprintf(tw, "path\t%s\t%s\n", what, nums)
+		fmt.Fprintln(tw, wd.t("review.path", "unit", g.Unit, "length", p.Length, "allowed", p.Allowed, "turn", p.TurnDegrees,
+			"short", p.Short, "stopped", p.StoppedShort, "enemy", p.Enemy))
 	}
 	if a := g.Arc; a != nil {
-		fmt.Fprintf(tw, "front arc (K.4)\t%s in %s's front arc\t%v\n", g.Target, g.Unit, a.InArc)
-		fmt.Fprintf(tw, "sight (K.10)\tleader point to (%.1f,%.1f)\tseen %v\n", a.Sight.X, a.Sight.Y, a.Seen)
-		fmt.Fprintf(tw, "range (K.4)\tleader point to the target\t%s of %s, side hit %s\n", l(a.Measured), l(a.Reach), orDash(string(a.Side)))
+		fmt.Fprintln(tw, wd.t("review.arc", "unit", g.Unit, "target", g.Target, "in", a.InArc))
+		fmt.Fprintln(tw, wd.t("review.sight", "at", map[string]any{"x": json.Number(strconv.FormatFloat(a.Sight.X, 'f', -1, 64)), "y": json.Number(strconv.FormatFloat(a.Sight.Y, 'f', -1, 64))}, "seen", a.Seen))
+		fmt.Fprintln(tw, wd.t("review.range", "measured", a.Measured, "reach", a.Reach, "side", string(a.Side)))
 	}
 	for _, cm := range g.Command {
-		fmt.Fprintf(tw, "command (C.7)\t%s to %s\t%s: %d full steps of %s\n", cm.General, cm.Unit, l(cm.Distance), cm.Steps, l(cm.Step))
+		fmt.Fprintln(tw, wd.t("review.command_distance", "general", cm.General, "unit", cm.Unit, "distance", cm.Distance, "steps", cm.Steps, "step", cm.Step))
 	}
 	if ms := g.MarchStop; ms != nil {
-		nums := fmt.Sprintf("stop within %s", l(ms.Stop))
-		if ms.Enemy != "" {
-			nums += fmt.Sprintf("; %s at %s", ms.Enemy, l(ms.Distance))
-		}
-		fmt.Fprintf(tw, "march stop (M.13)\t%s\t%s, ended %v\n", g.Unit, nums, ms.Ended)
+		fmt.Fprintln(tw, wd.t("review.march_stop", "unit", g.Unit, "stop", ms.Stop, "enemy", ms.Enemy, "distance", ms.Distance, "ended", ms.Ended))
 	}
 	for _, n := range g.Nearest {
-		within := ""
-		if n.Within {
-			within = fmt.Sprintf(", within %s (K.2)", l(g.Gap))
-		}
-		fmt.Fprintf(tw, "nearest enemy\t%s to %s\t%s%s\n", g.Unit, n.Enemy, l(n.Distance), within)
+		fmt.Fprintln(tw, wd.t("review.nearest", "unit", g.Unit, "enemy", n.Enemy, "distance", n.Distance, "within", n.Within, "gap", g.Gap))
 	}
 	for _, z := range g.FlankEdges {
-		fmt.Fprintf(tw, "flank edge (F.8)\t%s edge, march %d of %s\tenemies keep %s away\n", z.Edge, z.March, z.Side, l(z.Distance))
+		fmt.Fprintln(tw, wd.t("review.flank_edge", "edge", string(z.Edge), "march", z.March, "side", z.Side, "distance", z.Distance))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, d := range rv.Disputes {
-		fmt.Fprintf(w, "\ndispute %d raised by %s (v%d): %s\n", d.Dispute, d.RaisedBy, d.RaisedAt, d.Reason)
+		fmt.Fprintln(out)
+		fmt.Fprintln(out, wd.t("review.dispute", "n", d.Dispute, "who", d.RaisedBy, "v", d.RaisedAt, "reason", d.Reason))
 		if d.Ruling != "" {
-			fmt.Fprintf(w, "  %s by %s (v%d): %s\n", d.Status, d.RuledBy, d.RuledAt, d.Ruling)
+			fmt.Fprintln(out, wd.t("review.ruled", "status", wd.term("dispute_status", d.Status), "who", d.RuledBy, "v", d.RuledAt, "ruling", d.Ruling))
 		} else {
-			fmt.Fprintf(w, "  %s\n", d.Status)
+			fmt.Fprintln(out, wd.t("review.open", "status", wd.term("dispute_status", d.Status)))
 		}
 		for _, e := range d.Corrections {
-			fmt.Fprintf(w, "  v%d %s: %s\n", e.Version, e.Type, e.Description)
+			fmt.Fprintln(out, wd.t("review.correction", "v", e.Version, "type", e.Type, "what", e.Description))
 		}
 	}
 	if rv.Corrected != nil {
-		fmt.Fprintf(w, "\nas corrected (after event %d):\n", rv.CorrectedAt)
+		fmt.Fprintln(out)
+		fmt.Fprintln(out, wd.t("review.corrected", "v", rv.CorrectedAt))
 		return c.printBoard(*rv.Corrected, "")
 	}
 	return nil
@@ -180,25 +161,27 @@ func actorOf(e app.EventView) string {
 // printRescores says, under the standings' battles, each battle scored
 // again after a correction and what that changed in the campaign.
 func (c *cli) printRescores(battles []campaign.BattleResult) {
+	wd := c.words()
 	for _, b := range battles {
 		for _, r := range b.Rescores {
 			var parts []string
 			for i, a := range r.After {
 				if i < len(r.Before) {
 					bf := r.Before[i]
-					parts = append(parts, fmt.Sprintf("%s %d (%s) -> %d (%s)", a.Side, bf.Points, bf.Result, a.Points, a.Result))
+					parts = append(parts, wd.t("review.rescored_side", "side", a.Side, "before", bf.Points, "before_result", wd.term("result_of_battle", bf.Result),
+						"after", a.Points, "after_result", wd.term("result_of_battle", a.Result)))
 				}
 			}
-			fmt.Fprintf(c.stdout, "%s scored again (dispute %d on event %d, v%d): %s\n", b.Battle, r.Dispute, r.EventVersion, r.Version, strings.Join(parts, ", "))
+			fmt.Fprintln(c.stdout, wd.t("review.rescored", "battle", b.Battle, "dispute", r.Dispute, "event", r.EventVersion, "v", r.Version, "parts", strings.Join(parts, ", ")))
 			var units []string
 			for _, u := range r.Rosters {
-				units = append(units, fmt.Sprintf("%s %s -> %s", u.Unit, u.Before, u.After))
+				units = append(units, wd.t("review.roster_change", "unit", u.Unit, "before", wd.term("roster_place", u.Before), "after", wd.term("roster_place", u.After)))
 			}
 			if len(units) > 0 {
-				fmt.Fprintf(c.stdout, "  rosters: %s\n", strings.Join(units, ", "))
+				fmt.Fprintln(c.stdout, wd.t("review.rescored_rosters", "units", strings.Join(units, ", ")))
 			}
 			if len(r.Successors) > 0 {
-				fmt.Fprintf(c.stdout, "  %s had already started: it stands as played\n", strings.Join(r.Successors, ", "))
+				fmt.Fprintln(c.stdout, wd.t("review.rescored_successors", "battles", strings.Join(r.Successors, ", ")))
 			}
 		}
 	}

@@ -31,7 +31,7 @@ func TestReviewCLI(t *testing.T) {
 			t.Errorf("review of the charge lacks %q:\n%s", want, out)
 		}
 	}
-	if !regexp.MustCompile(`au-a1 in fr-a's front arc\s+true`).MatchString(out) {
+	if !regexp.MustCompile(`au-a1 in fr-a's front arc\s+yes`).MatchString(out) {
 		t.Errorf("review of the charge: the target in the front arc:\n%s", out)
 	}
 	var rv app.Review
@@ -87,6 +87,14 @@ func TestReviewCLI(t *testing.T) {
 	c.cfg.Lang = "ru"
 	if svg := c.ok("picture", "d-move/b1", "--review", "15"); !strings.Contains(svg, "как исправлено: после события 19") {
 		t.Error("Russian review titles")
+	}
+	if out := c.ok("review", "d-move/b1", "15"); !strings.Contains(out, "au-a1 во фронтальном секторе fr-a") || !strings.Contains(out, "6,0\" из 12,0\", удар во фронт") ||
+		!strings.Contains(out, "спор №2 поднял karl") || !strings.Contains(out, "после исправления (после события 19)") {
+		t.Errorf("the review in Russian:\n%s", out)
+	}
+	if out := c.ok("standings", "d-campaign"); !strings.Contains(out, "b1 пересчитано (спор №1 о событии 7, событие 15): red 3 (победа) → 0 (поражение)") ||
+		!strings.Contains(out, "r1-inf1: в составе → уничтожен") {
+		t.Errorf("standings in Russian:\n%s", out)
 	}
 	c.cfg.Lang = "en"
 	// Bad usage and events that do not exist.
