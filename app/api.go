@@ -47,6 +47,11 @@ type API interface {
 	Export(ctx context.Context, key events.Key, opt ExportOptions, w io.Writer) (ExportSummary, error)
 	// Picture draws a battle at a version as SVG.
 	Picture(ctx context.Context, key events.Key, q PictureQuery) ([]byte, error)
+	// Review is one event reviewed: the battle before and after it, as
+	// corrected, the geometry that decided it (app/review.go).
+	Review(ctx context.Context, key events.Key, version uint64) (Review, error)
+	// ReviewPicture draws an event's review as SVG.
+	ReviewPicture(ctx context.Context, key events.Key, q ReviewQuery) ([]byte, error)
 
 	// Status is the ledger's health: the log, the projection and its lag
 	// (the operator's).

@@ -131,9 +131,9 @@ func withoutTokenHash(payload json.RawMessage) json.RawMessage {
 }
 
 // refers returns the versions of the events e points at: a dispute's event
-// (dispute.raised, dispute.upheld, dispute.dismissed, unit.corrected) or a
-// retracted command's events (command.retract_requested,
-// command.retracted).
+// (dispute.raised, dispute.upheld, dispute.dismissed), a correction's
+// disputed event and ruling, or a retracted command's events
+// (command.retract_requested, command.retracted).
 func refers(e events.Envelope) []uint64 {
 	if e.Battle == "" || !rules.IsDisputeEvent(e.Type) {
 		return nil
@@ -149,12 +149,17 @@ func refers(e events.Envelope) []uint64 {
 		return []uint64{x.EventVersion}
 	case *rules.DisputeDismissed:
 		return []uint64{x.EventVersion}
-	case *rules.UnitCorrected:
-		return []uint64{x.EventVersion}
 	case *rules.RetractRequested:
 		return x.Versions
 	case *rules.CommandRetracted:
 		return x.Versions
+	}
+	// A correction points at the disputed event and at its ruling.
+	if _, event, ruling, ok := rules.CorrectionRef(ev); ok {
+		if ruling > 0 {
+			return []uint64{event, ruling}
+		}
+		return []uint64{event}
 	}
 	return nil
 }

@@ -101,8 +101,10 @@ func disputes(p campaign.Principal, evs []events.Envelope, desc *Describer) Disp
 			if d := dispute(x.Dispute); d != nil {
 				d.Status, d.Ruling, d.RuledBy, d.RuledAt = rules.DisputeStatusDismissed, x.Ruling, e.Author(), e.Version
 			}
-		case *rules.UnitCorrected:
-			if d := dispute(x.Dispute); d != nil {
+		case *rules.UnitCorrected, *rules.OrderCorrected, *rules.CommandUndone, *rules.GeneralCorrected,
+			*rules.FlankCorrected, *rules.ObjectiveCorrected, *rules.BattleRescored:
+			n, _, _, _ := rules.CorrectionRef(x)
+			if d := dispute(n); d != nil {
 				d.Corrections = append(d.Corrections, view(e, desc))
 			}
 		case *rules.RetractRequested:

@@ -20,7 +20,7 @@ import (
 // (the state the command is decided on). Other commands are unchanged.
 func (s *Service) disputeFacts(ctx context.Context, st *stream, req call, cmd rules.Command) (rules.Command, error) {
 	switch c := cmd.(type) {
-	case *rules.RequestRetract, *rules.RaiseDispute, *rules.AgreeRetract, *rules.DeclineRetract:
+	case *rules.RequestRetract, *rules.RaiseDispute, *rules.AgreeRetract, *rules.DeclineRetract, *rules.UpholdDispute:
 	default:
 		return c, nil
 	}
@@ -39,6 +39,8 @@ func (s *Service) disputeFacts(ctx context.Context, st *stream, req call, cmd ru
 			return nil, err
 		}
 		return rules.WithRetractFacts(c, f), nil
+	case *rules.UpholdDispute:
+		return s.upholdFacts(ctx, st, c, evs) // review_facts.go
 	case *rules.RaiseDispute:
 		f := &rules.DisputeFacts{}
 		if n := len(evs); n > 0 {

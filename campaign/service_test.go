@@ -129,7 +129,7 @@ func TestOrderRollsAndMoveRefusalAppendNothing(t *testing.T) {
 
 	before := lastSeq(t, l.log)
 	_, err := svc.Execute(context.Background(), campaign.Request{ID: "m1", Principal: campaign.Operator("alice"), Campaign: "c1", Battle: "b1",
-		Name: "unit.move", Body: body(t, map[string]any{"unit": "red-inf1", "to": map[string]float64{"x": 20, "y": 16.1}})})
+		Name: "unit.move", Body: body(t, map[string]any{"unit": "red-inf1", "to": map[string]float64{"x": 20, "y": 16.1}, "actions": 1})})
 	var r *rules.Refusal
 	if !errors.As(err, &r) || r.Rule != "C.17" {
 		t.Fatalf("6.1\" move: want a C.17 refusal, got %v", err)

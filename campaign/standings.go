@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -57,6 +58,53 @@ type BattleResult struct {
 	Returned []string `json:"returned,omitempty"`
 	// Destroyed lists units that are gone from the rosters.
 	Destroyed []string `json:"destroyed,omitempty"`
+	// Rescores are the corrections after the battle's end that scored it
+	// again (battle.rescored), each with what it changed in the campaign.
+	Rescores []Rescore `json:"rescores,omitempty"`
+}
+
+// Rescore is one correction after a battle's end that scored it again
+// (docs/disputes.md), and what it changed in the campaign: the battle's
+// points and results, each side's standing, and the rosters for the
+// battles after it. Successors are the later battles that had started
+// when it was recorded: they stand as played.
+type Rescore struct {
+	Dispute      int    `json:"dispute"`
+	EventVersion uint64 `json:"event_version"`
+	// Version is the battle.rescored event's.
+	Version    uint64           `json:"version"`
+	Before     []SidePoints     `json:"before"`
+	After      []SidePoints     `json:"after"`
+	Successors []string         `json:"successors,omitempty"`
+	Standings  []StandingChange `json:"standings"`
+	Rosters    []RosterChange   `json:"rosters,omitempty"`
+}
+
+// StandingChange is one side's campaign standing just before a rescore and
+// just after it.
+type StandingChange struct {
+	Side   string       `json:"side"`
+	Before SideStanding `json:"before"`
+	After  SideStanding `json:"after"`
+}
+
+// A unit's place on a roster (RosterChange).
+const (
+	RosterPresent   = "present"
+	RosterDestroyed = "destroyed"
+	RosterAbsent    = "absent"
+)
+
+// RosterChange is one unit whose place on its side's roster a rescore's
+// corrections changed: present (with its markers) or gone.
+type RosterChange struct {
+	Side string `json:"side"`
+	Unit string `json:"unit"`
+	// Before and After are present (with its markers), destroyed or absent.
+	Before        string `json:"before"`
+	After         string `json:"after"`
+	MarkersBefore int    `json:"markers_before"`
+	MarkersAfter  int    `json:"markers_after"`
 }
 
 // SidePoints is one side's points and result in one battle.
@@ -277,9 +325,102 @@ func (f *StandingsFold) Add(b BattleAdded, st *rules.State) (out BattleOutcome, 
 	return out, true
 }
 
-// FoldStandings folds a campaign's battles (their events by battle id)
-// into its standings, in the campaign's order of battles. It is pure.
+// FoldStandings folds a campaign's battles (their events by battle id,
+// in version order) into its standings, in the campaign's order of
+// battles, and says for each battle scored again what that changed. It is
+// pure.
 func FoldStandings(c State, battles map[string][]rules.Event) Standings {
+	out := foldStandings(c, battles)
+	for i, b := range c.Battles {
+		evs := battles[b.Battle]
+		for k, e := range evs {
+			rs, ok := e.(*rules.BattleRescored)
+			if !ok {
+				continue
+			}
+			out.Battles[i].Rescores = append(out.Battles[i].Rescores, rescoreOf(c, battles, b.Battle, k, rs))
+		}
+	}
+	return out
+}
+
+// rescoreOf says what the battle.rescored at index k of battle's events
+// changed: the campaign folded with the battle as it stood just before
+// the ruling that rescored it, and just after the rescore.
+func rescoreOf(c State, battles map[string][]rules.Event, battle string, k int, rs *rules.BattleRescored) Rescore {
+	evs := battles[battle]
+	ruling := int(rs.Ruling) - 1 // index of the dispute.upheld
+	if ruling < 0 || ruling > k {
+		ruling = k
+		for j := k; j >= 0; j-- {
+			if up, ok := evs[j].(*rules.DisputeUpheld); ok && up.Dispute == rs.Dispute {
+				ruling = j
+				break
+			}
+		}
+	}
+	with := func(n int) Standings {
+		m := make(map[string][]rules.Event, len(battles))
+		for id, l := range battles {
+			m[id] = l
+		}
+		m[battle] = evs[:n]
+		return foldStandings(c, m)
+	}
+	before, after := with(ruling), with(k+1)
+	out := Rescore{Dispute: rs.Dispute, EventVersion: rs.EventVersion, Version: uint64(k + 1), Successors: rs.Successors}
+	for _, b := range before.Battles {
+		if b.Battle == battle {
+			out.Before = b.Points
+		}
+	}
+	for _, b := range after.Battles {
+		if b.Battle == battle {
+			out.After = b.Points
+		}
+	}
+	for i, sd := range after.Sides {
+		out.Standings = append(out.Standings, StandingChange{Side: sd.Side, Before: before.Sides[i], After: sd})
+	}
+	for i, r := range after.Rosters {
+		out.Rosters = append(out.Rosters, rosterChanges(before.Rosters[i], r)...)
+	}
+	return out
+}
+
+// rosterChanges lists the units whose place on a roster differs.
+func rosterChanges(before, after Roster) []RosterChange {
+	state := func(r Roster, id string) (string, int) {
+		if u, ok := r.Unit(id); ok {
+			return RosterPresent, u.Markers
+		}
+		if slices.Contains(r.Destroyed, id) {
+			return RosterDestroyed, 0
+		}
+		return RosterAbsent, 0
+	}
+	ids := map[string]bool{}
+	for _, r := range []Roster{before, after} {
+		for _, u := range r.Units {
+			ids[u.ID] = true
+		}
+		for _, id := range r.Destroyed {
+			ids[id] = true
+		}
+	}
+	var out []RosterChange
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		b, mb := state(before, id)
+		a, ma := state(after, id)
+		if b != a || mb != ma {
+			out = append(out, RosterChange{Side: after.Side, Unit: id, Before: b, After: a, MarkersBefore: mb, MarkersAfter: ma})
+		}
+	}
+	return out
+}
+
+// foldStandings is FoldStandings without what rescores changed.
+func foldStandings(c State, battles map[string][]rules.Event) Standings {
 	out := Standings{Campaign: c.ID, Name: c.Name}
 	f := NewStandingsFold(c)
 	destroyed := map[string][]string{}

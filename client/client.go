@@ -304,6 +304,26 @@ func (c *Client) Picture(ctx context.Context, key events.Key, pq app.PictureQuer
 	return io.ReadAll(resp.Body)
 }
 
+// Review reviews an event (GET .../review?version=N).
+func (c *Client) Review(ctx context.Context, key events.Key, version uint64) (app.Review, error) {
+	var v app.Review
+	return v, c.get(ctx, battlePath(key)+"/review", url.Values{"version": {strconv.FormatUint(version, 10)}}, &v)
+}
+
+// ReviewPicture draws an event's review (GET .../review?version=N&format=svg).
+func (c *Client) ReviewPicture(ctx context.Context, key events.Key, rq app.ReviewQuery) ([]byte, error) {
+	q := url.Values{"version": {strconv.FormatUint(rq.Version, 10)}, "format": {"svg"}}
+	if rq.Scale > 0 {
+		q.Set("scale", strconv.FormatFloat(rq.Scale, 'f', -1, 64))
+	}
+	resp, err := c.request(ctx, http.MethodGet, battlePath(key)+"/review", q, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+
 // Status is the ledger's health.
 func (c *Client) Status(ctx context.Context) (app.Status, error) {
 	var v app.Status

@@ -97,11 +97,43 @@ type DeclineInitiative struct {
 func (*DeclineInitiative) CommandName() string { return CmdInitiativeDecline }
 
 // Modifier is one C.7 modifier applied to a rating, with its reason.
+// Kind names the modifier and the fields after it hold its numbers and
+// names, so that the reason can be said in any language (i18n templates
+// read them); Reason is the English the engine wrote.
 type Modifier struct {
 	Rule   string `json:"rule"`
 	Reason string `json:"reason"`
 	Value  int    `json:"value"`
+	// Kind is distance, enemy_near, attack_column, column_on_road or
+	// column_off_road (absent in events recorded before it was).
+	Kind string `json:"kind,omitempty"`
+	// Unit is the recipient measured; Enemy the enemy near it.
+	Unit  string `json:"unit,omitempty"`
+	Enemy string `json:"enemy,omitempty"`
+	// Distance was measured; Step is the distance modifier's step and
+	// Steps the full steps in it; Range the enemy-near range.
+	Distance float64 `json:"distance,omitempty"`
+	Step     float64 `json:"step,omitempty"`
+	Steps    int     `json:"steps,omitempty"`
+	Range    float64 `json:"range,omitempty"`
+	// Variant: the ЧП variant's range (C.7).
+	Variant bool `json:"variant,omitempty"`
+	// Formations qualify for a formation bonus; Road says how the road
+	// was known: declared or terrain.
+	Formations []string `json:"formations,omitempty"`
+	Road       string   `json:"road,omitempty"`
 }
+
+// Kinds of C.7 modifiers (Modifier.Kind) and how a road was known.
+const (
+	ModDistance      = "distance"
+	ModEnemyNear     = "enemy_near"
+	ModAttackColumn  = "attack_column"
+	ModColumnOnRoad  = "column_on_road"
+	ModColumnOffRoad = "column_off_road"
+	RoadDeclared     = "declared"
+	RoadTerrain      = "terrain"
+)
 
 // BlunderResult is the C.5 blunder-table roll and the entry it reads.
 type BlunderResult struct {

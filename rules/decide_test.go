@@ -115,14 +115,26 @@ func TestMoveDistance(t *testing.T) {
 	evs, _ := setup(t)
 	s := given(evs...)
 	mustDecide(t, s, cmd(t, CmdOrderGive, `{"general":"r1-gen","units":["r1-inf1"],"content":{"action":"move"}}`), NewFixedDice(3, 3)) // 2 actions
-	// r1-inf1 stands at (20,10). 6.1" north with 1 action: refused.
-	r := refused(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":16.1}}`), nil, "C.17", "move_too_far")
-	want := `C.17: infantry moves 6" per action; 1 action allows 6.0", this move is 6.1": refused`
+	// r1-inf1 stands at (20,10). 6.1" north with 1 action: refused, naming
+	// the actions the distance needs.
+	r := refused(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":16.1},"actions":1}`), nil, "C.17", "move_too_far")
+	want := `C.17: infantry moves 6" per action; 1 action allows 6.0", this move is 6.1" and needs 2 actions: refused`
 	if r.Error() != want {
 		t.Fatalf("message\n got %s\nwant %s", r.Error(), want)
 	}
-	if math.Abs(r.Numbers["distance"]-6.1) > 1e-9 || r.Numbers["allowed"] != 6 || r.Numbers["actions"] != 1 {
+	if math.Abs(r.Numbers["distance"]-6.1) > 1e-9 || r.Numbers["allowed"] != 6 || r.Numbers["actions"] != 1 || r.Numbers["actions_needed"] != 2 {
 		t.Fatalf("numbers %v", r.Numbers)
+	}
+	// Actions omitted: the fewest that cover the move, here both.
+	two := mustDecide(t, s.Clone(), cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":16.1}}`), nil)
+	if mv := two[0].(*UnitMoved); mv.ActionsUsed != 2 || mv.Distance != 6.1 {
+		t.Fatalf("auto actions: %+v", mv)
+	}
+	// More than the unit has: the refusal says what it needs and has.
+	r = refused(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":22.1}}`), nil, "C.17", "move_too_far")
+	want = `C.17: infantry moves 6" per action; r1-inf1 has 2 actions left, enough for 12.0"; this move is 12.1" and needs 3 actions: refused`
+	if r.Error() != want || r.Numbers["actions_needed"] != 3 || r.Numbers["actions_left"] != 2 {
+		t.Fatalf("message\n got %s %v\nwant %s", r.Error(), r.Numbers, want)
 	}
 	// Exactly 6" is allowed.
 	out := mustDecide(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":16}}`), nil)
@@ -459,7 +471,7 @@ func TestCentimetres(t *testing.T) {
 	}
 	mustDecide(t, s, cmd(t, CmdOrderGive, `{"general":"r1-gen","units":["r1-inf1"],"content":{"action":"move"}}`), NewFixedDice(4, 4))
 	r := refused(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":20.2}}`), nil, "C.17", "move_too_far")
-	if want := `C.17: infantry moves 10 cm per action; 1 action allows 10.0 cm, this move is 10.2 cm: refused`; r.Error() != want {
+	if want := `C.17: infantry moves 10 cm per action; r1-inf1 has 1 action left, enough for 10.0 cm; this move is 10.2 cm and needs 2 actions: refused`; r.Error() != want {
 		t.Fatalf("got %s", r.Error())
 	}
 	mustDecide(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":20}}`), nil)

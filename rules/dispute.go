@@ -79,10 +79,12 @@ func IsDisputeCommand(name string) bool {
 	return false
 }
 
-// IsDisputeEvent reports whether typ is an event of retractions and disputes.
+// IsDisputeEvent reports whether typ is an event of retractions and
+// disputes, corrections included.
 func IsDisputeEvent(typ string) bool {
 	switch typ {
-	case EvRetractRequested, EvRetractDeclined, EvCommandRetracted, EvDisputeRaised, EvDisputeUpheld, EvDisputeDismissed, EvUnitCorrected:
+	case EvRetractRequested, EvRetractDeclined, EvCommandRetracted, EvDisputeRaised, EvDisputeUpheld, EvDisputeDismissed, EvUnitCorrected,
+		EvOrderCorrected, EvCommandUndone, EvGeneralCorrected, EvFlankCorrected, EvObjectiveCorrected, EvBattleRescored:
 		return true
 	}
 	return false
@@ -225,6 +227,14 @@ type DisputeFacts struct {
 	EventType string
 	// Last is the battle's last version.
 	Last uint64
+	// For dispute.uphold: Log is the battle's events in order (Log[i] is
+	// version i+1, up to Last); First and End are the versions of the first
+	// and last event of the command that recorded the disputed event.
+	Log        []Event
+	First, End uint64
+	// Successors are the campaign's later battles that have started (for
+	// a rescore, which does not rewrite them).
+	Successors []string
 }
 
 // RequestRetract (command.retract_request) asks to take back CommandID, the
@@ -267,11 +277,66 @@ type RaiseDispute struct {
 func (*RaiseDispute) CommandName() string { return CmdDisputeRaise }
 
 // UpholdDispute (dispute.uphold) upholds a dispute with a ruling and the
-// corrections it orders.
+// corrections it orders (docs/disputes.md): units' values (Corrections),
+// generals, the disputed order resolved again from corrected inputs
+// (Order), the disputed command's moves undone (Undo), a flank march
+// (Flank), who held objectives (Objectives). An ended battle whose score
+// the corrections change is scored again by the rules (battle.rescored).
+// Facts is stamped by the service, never read from JSON.
 type UpholdDispute struct {
-	Dispute     int          `json:"dispute"`
-	Ruling      string       `json:"ruling"`
-	Corrections []Correction `json:"corrections,omitempty"`
+	Dispute     int                   `json:"dispute"`
+	Ruling      string                `json:"ruling"`
+	Corrections []Correction          `json:"corrections,omitempty"`
+	Generals    []GeneralCorrection   `json:"generals,omitempty"`
+	Order       *OrderCorrection      `json:"order,omitempty"`
+	Undo        bool                  `json:"undo,omitempty"`
+	Flank       *FlankCorrection      `json:"flank,omitempty"`
+	Objectives  []ObjectiveCorrection `json:"objectives,omitempty"`
+	Facts       *DisputeFacts         `json:"-"`
+}
+
+// OrderCorrection is what was wrong in the inputs of the disputed order:
+// the order is resolved again from them by the rules' own code. Dice are
+// the order roll as thrown (physical dice only: digital ones are provable
+// and are not corrected); BlunderDice the blunder-table roll as thrown,
+// when the corrected roll blunders (C.5); General who gave the order;
+// GeneralAt where he stood (the C.7 distance); OnRoad the recipients on a
+// road (C.7; [] for none).
+type OrderCorrection struct {
+	Dice        []int     `json:"dice,omitempty"`
+	BlunderDice []int     `json:"blunder_dice,omitempty"`
+	General     string    `json:"general,omitempty"`
+	GeneralAt   *geom.Vec `json:"general_at,omitempty"`
+	OnRoad      *[]string `json:"on_road,omitempty"`
+}
+
+// GeneralCorrection sets what the umpire rules of a general: Position,
+// AttachedTo (a unit of his side; "" leaves his unit), Done (whether he
+// gives no more orders this turn). Only the fields given change.
+type GeneralCorrection struct {
+	General    string    `json:"general"`
+	Position   *geom.Vec `json:"position,omitempty"`
+	AttachedTo *string   `json:"attached_to,omitempty"`
+	Done       *bool     `json:"done,omitempty"`
+}
+
+// FlankCorrection corrects a flank march (F.2-F.9): Dice, the arrival roll
+// as thrown (physical only), read again on the arrival table;
+// ArrivalTurn, the turn it may enter; Entry, the point the opponent chose
+// (F.4); Lost, whether it is lost (F.2 roll 6, F.9). March defaults to the
+// disputed event's.
+type FlankCorrection struct {
+	March       int       `json:"march,omitempty"`
+	Dice        []int     `json:"dice,omitempty"`
+	ArrivalTurn *int      `json:"arrival_turn,omitempty"`
+	Entry       *geom.Vec `json:"entry,omitempty"`
+	Lost        *bool     `json:"lost,omitempty"`
+}
+
+// ObjectiveCorrection says who held an objective ("" nobody), V.2.
+type ObjectiveCorrection struct {
+	Objective string `json:"objective"`
+	Side      string `json:"side"`
 }
 
 // CommandName implements Command.
@@ -306,11 +371,48 @@ func WithRetractFacts(cmd Command, f *RetractFacts) Command {
 	return cmd
 }
 
-// WithDisputeFacts returns cmd (a dispute.raise) carrying the facts the
-// service read from the log. Other commands are unchanged.
+// WithDisputeFacts returns cmd (a dispute.raise or dispute.uphold)
+// carrying the facts the service read from the log. Other commands are
+// unchanged.
 func WithDisputeFacts(cmd Command, f *DisputeFacts) Command {
-	if c, ok := cmd.(*RaiseDispute); ok {
+	switch c := cmd.(type) {
+	case *RaiseDispute:
+		c.Facts = f
+	case *UpholdDispute:
 		c.Facts = f
 	}
 	return cmd
+}
+
+// IsCorrectionEvent reports whether typ is a correction of an upheld
+// dispute: it points at the dispute, its ruling and the disputed event.
+func IsCorrectionEvent(typ string) bool {
+	switch typ {
+	case EvUnitCorrected, EvOrderCorrected, EvCommandUndone, EvGeneralCorrected, EvFlankCorrected, EvObjectiveCorrected, EvBattleRescored:
+		return true
+	}
+	return false
+}
+
+// CorrectionRef says what a correction event points at: its dispute, the
+// disputed event and its ruling's version (0 in events recorded before
+// corrections carried it); ok is false for any other event.
+func CorrectionRef(e Event) (dispute int, event, ruling uint64, ok bool) {
+	switch x := e.(type) {
+	case *UnitCorrected:
+		return x.Dispute, x.EventVersion, x.Ruling, true
+	case *OrderCorrected:
+		return x.Dispute, x.EventVersion, x.Ruling, true
+	case *CommandUndone:
+		return x.Dispute, x.EventVersion, x.Ruling, true
+	case *GeneralCorrected:
+		return x.Dispute, x.EventVersion, x.Ruling, true
+	case *FlankCorrected:
+		return x.Dispute, x.EventVersion, x.Ruling, true
+	case *ObjectiveCorrected:
+		return x.Dispute, x.EventVersion, x.Ruling, true
+	case *BattleRescored:
+		return x.Dispute, x.EventVersion, x.Ruling, true
+	}
+	return 0, 0, 0, false
 }

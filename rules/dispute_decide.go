@@ -140,6 +140,16 @@ func decideRetractAgree(s *State, c *AgreeRetract) ([]Event, *Refusal) {
 // holds the prior values of what changed, current the values the command
 // left. why says what changed that a retraction cannot set back.
 func diffRestore(before, after *State) (restore, current Restore, why string) {
+	restore, current, why = diffRecords(before, after)
+	if why == "" && restOf(before, false) != restOf(after, false) {
+		why = "it changed more than units, generals and the turn's actions (the phase, the turn, orders, marches, dice or the battle itself)"
+	}
+	return restore, current, why
+}
+
+// diffRecords compares what a retraction or a correction sets: whole unit
+// records, generals' places, units' and generals' records of the turn.
+func diffRecords(before, after *State) (restore, current Restore, why string) {
 	if !slices.Equal(slices.Sorted(maps.Keys(before.Units)), slices.Sorted(maps.Keys(after.Units))) {
 		return restore, current, "units joined or left the battle"
 	}
@@ -179,9 +189,6 @@ func diffRestore(before, after *State) (restore, current Restore, why string) {
 			restore.GeneralTurns = append(restore.GeneralTurns, GeneralTurnEntry{General: id, Turn: copyPtr(b)})
 			current.GeneralTurns = append(current.GeneralTurns, GeneralTurnEntry{General: id, Turn: copyPtr(a)})
 		}
-	}
-	if rest(before) != rest(after) {
-		return restore, current, "it changed more than units, generals and the turn's actions (the phase, the turn, orders, marches, dice or the battle itself)"
 	}
 	return restore, current, ""
 }
@@ -229,11 +236,15 @@ func generalPlaces(s *State) []GeneralPlace {
 	return out
 }
 
-// rest is s without what a retraction restores, as JSON: two states whose
+// restOf is s without what a retraction restores (and, with flags, the
+// turn's order flags a correction sets too), as JSON: two states whose
 // rest differs differ in something a retraction cannot set back.
-func rest(s *State) string {
+func restOf(s *State, flags bool) string {
 	c := s.Clone()
 	c.Units, c.TurnBook.Units, c.TurnBook.Generals, c.Ruleset = nil, nil, nil, nil
+	if flags {
+		c.TurnBook.CurrentGeneral, c.TurnBook.OrdersClosed, c.TurnBook.InitiativeClosed = "", false, false
+	}
 	for i := range c.Sides {
 		if ci := c.Sides[i].CInC; ci != nil {
 			ci.Position, ci.AttachedTo = geom.Vec{}, ""
@@ -310,51 +321,4 @@ func openDispute(s *State, n int, ruling string) (*Dispute, *Refusal) {
 		return nil, refuse(RuleDispute, "long_ruling", "a ruling is at most %d characters; %d given", maxText, len(ruling))
 	}
 	return d, nil
-}
-
-func decideUphold(s *State, c *UpholdDispute) ([]Event, *Refusal) {
-	d, r := openDispute(s, c.Dispute, c.Ruling)
-	if r != nil {
-		return nil, r
-	}
-	evs := []Event{&DisputeUpheld{Dispute: d.N, EventVersion: d.EventVersion, DisputedType: d.EventType, Ruling: strings.TrimSpace(c.Ruling), Corrections: len(c.Corrections)}}
-	seen := map[string]bool{}
-	for i, k := range c.Corrections {
-		u := s.Units[k.Unit]
-		switch {
-		case u == nil:
-			return nil, refuse(RuleDispute, "bad_correction", "correction %d: no unit %q", i+1, k.Unit)
-		case seen[k.Unit]:
-			return nil, refuse(RuleDispute, "bad_correction", "correction %d: unit %s is corrected twice; give one correction per unit", i+1, k.Unit)
-		case k.Base == nil && k.Formation == "" && k.Markers == nil && k.Status == "" && k.ActionsLeft == nil:
-			return nil, refuse(RuleDispute, "bad_correction", "correction %d of %s changes nothing: give base, formation, markers, status or actions_left", i+1, k.Unit)
-		case k.Status != "" && !slices.Contains(unitStatuses, k.Status):
-			return nil, refuse(RuleDispute, "bad_correction", "correction %d: status %q: want one of %s", i+1, k.Status, strings.Join(unitStatuses, ", "))
-		case k.Markers != nil && *k.Markers < 0:
-			return nil, refuse(RuleDispute, "bad_correction", "correction %d: markers %d: want 0 or more", i+1, *k.Markers)
-		case k.ActionsLeft != nil && *k.ActionsLeft < 0:
-			return nil, refuse(RuleDispute, "bad_correction", "correction %d: actions_left %d: want 0 or more", i+1, *k.ActionsLeft)
-		}
-		seen[k.Unit] = true
-		if k.Formation != "" {
-			if t, ok := typeOf(s, u.Type); ok && !t.HasFormation(k.Formation) {
-				return nil, refuse(RuleDispute, "bad_correction", "correction %d: a %s stands in %s, not %q", i+1, u.Type, strings.Join(t.Formations, ", "), k.Formation)
-			}
-		}
-		ev := &UnitCorrected{Dispute: d.N, EventVersion: d.EventVersion, Unit: k.Unit, Formation: k.Formation, Status: k.Status,
-			Markers: copyPtr(k.Markers), ActionsLeft: copyPtr(k.ActionsLeft),
-			Before: UnitValues{Base: u.Base, Formation: u.Formation, Markers: u.Markers, Status: u.Status, ActionsLeft: s.TurnBook.peekUnit(k.Unit).ActionsLeft}}
-		if k.Base != nil {
-			b := *k.Base
-			if !finite(b.Center.X) || !finite(b.Center.Y) || !finite(b.Facing) || !finite(b.Width) || !finite(b.Depth) || b.Width < 0 || b.Depth < 0 {
-				return nil, refuse(RuleDispute, "bad_correction", "correction %d: the base of %s is not a finite position", i+1, k.Unit)
-			}
-			if b.Width == 0 || b.Depth == 0 {
-				b.Width, b.Depth = u.Base.Width, u.Base.Depth
-			}
-			ev.Base = &b
-		}
-		evs = append(evs, ev)
-	}
-	return evs, nil
 }

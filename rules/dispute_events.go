@@ -105,15 +105,18 @@ func (*DisputeDismissed) Audience() string { return AudienceAll }
 // and Before, the unit's values they replace. It points at the dispute and
 // the disputed event.
 type UnitCorrected struct {
-	Dispute      int        `json:"dispute"`
-	EventVersion uint64     `json:"event_version"`
-	Unit         string     `json:"unit"`
-	Base         *geom.Base `json:"base,omitempty"`
-	Formation    string     `json:"formation,omitempty"`
-	Markers      *int       `json:"markers,omitempty"`
-	Status       string     `json:"status,omitempty"`
-	ActionsLeft  *int       `json:"actions_left,omitempty"`
-	Before       UnitValues `json:"before"`
+	Dispute      int    `json:"dispute"`
+	EventVersion uint64 `json:"event_version"`
+	// Ruling is the version of the dispute.upheld it follows (absent in
+	// events recorded before corrections carried it).
+	Ruling      uint64     `json:"ruling,omitempty"`
+	Unit        string     `json:"unit"`
+	Base        *geom.Base `json:"base,omitempty"`
+	Formation   string     `json:"formation,omitempty"`
+	Markers     *int       `json:"markers,omitempty"`
+	Status      string     `json:"status,omitempty"`
+	ActionsLeft *int       `json:"actions_left,omitempty"`
+	Before      UnitValues `json:"before"`
 }
 
 // UnitValues are the values of a unit a correction may change.
@@ -173,6 +176,10 @@ func applyDispute(s *State, e Event) {
 			u.Markers = *ev.Markers
 		}
 		if ev.Status != "" {
+			if ev.Status == UnitDisordered && u.Status != UnitDisordered {
+				// Disordered as the umpire rules: now (M.8 re-forms in the movement phase that follows).
+				u.DisorderedTurn, u.DisorderedPhase = s.Turn, s.Phase
+			}
 			u.Status = ev.Status
 			if ev.Status != UnitDisordered {
 				u.DisorderedTurn, u.DisorderedPhase = 0, ""

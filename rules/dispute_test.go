@@ -13,6 +13,10 @@ type journal struct {
 	s    *State
 	evs  []Event
 	cmds []journalEntry
+	// physical: dice are entered at the table by the actor (else digital).
+	physical bool
+	// successors are stamped on dispute.uphold (later battles started).
+	successors []string
 }
 
 type journalEntry struct {
@@ -38,13 +42,30 @@ func (j *journal) prep(c Command, actor string) Command {
 			f.EventType = j.evs[x.EventVersion-1].EventType()
 		}
 		x.Facts = f
+	case *UpholdDispute:
+		f := &DisputeFacts{Last: uint64(len(j.evs)), Log: slices.Clone(j.evs), Successors: j.successors}
+		if d := j.s.Disputes.dispute(x.Dispute); d != nil {
+			for _, c := range j.cmds {
+				if v := int(d.EventVersion); v >= c.first && v <= c.last {
+					f.First, f.End = uint64(c.first), uint64(c.last)
+				}
+			}
+		}
+		x.Facts = f
 	}
 	return c
 }
 
+func (j *journal) dice(actor string, vals []int) Dice {
+	if j.physical {
+		return &FixedDice{Values: vals, Source: SourcePhysical, EnteredBy: actor}
+	}
+	return NewFixedDice(vals...)
+}
+
 func (j *journal) do(t testing.TB, id, actor, name, body string, dice ...int) []Event {
 	t.Helper()
-	evs := mustDecide(t, j.s, j.prep(cmd(t, name, body), actor), NewFixedDice(dice...))
+	evs := mustDecide(t, j.s, j.prep(cmd(t, name, body), actor), j.dice(actor, dice))
 	j.cmds = append(j.cmds, journalEntry{id: id, actor: actor, first: len(j.evs) + 1, last: len(j.evs) + len(evs)})
 	j.evs = append(j.evs, evs...)
 	return evs
@@ -52,7 +73,7 @@ func (j *journal) do(t testing.TB, id, actor, name, body string, dice ...int) []
 
 func (j *journal) no(t testing.TB, actor, name, body, rule, code string, dice ...int) *Refusal {
 	t.Helper()
-	return refused(t, j.s, j.prep(cmd(t, name, body), actor), NewFixedDice(dice...), rule, code)
+	return refused(t, j.s, j.prep(cmd(t, name, body), actor), j.dice(actor, dice), rule, code)
 }
 
 func (j *journal) retractFacts(id, requester string) *RetractFacts {
@@ -224,7 +245,7 @@ func disputeLog(t testing.TB) []Event {
 	j.do(t, "u1", "uma", CmdDisputeUphold, `{"dispute":1,"ruling":"yes","corrections":[{"unit":"r1-inf1","status":"disordered"}]}`)
 	j.do(t, "q2", "bob", CmdDisputeRaise, `{"event_version":5,"reason":"again"}`)
 	j.do(t, "x2", "uma", CmdDisputeDismiss, `{"dispute":2,"ruling":"no"}`)
-	return j.evs[start:]
+	return append(j.evs[start:], correctionLog(t)...)
 }
 
 func TestDisputeLogDescribed(t *testing.T) {

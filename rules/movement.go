@@ -37,7 +37,8 @@ const (
 )
 
 // MoveUnit (unit.move) moves a unit: in the command phase with actions
-// from its order (C.6, C.17; Actions defaults to 1), in the movement phase
+// from its order (C.6, C.17; Actions omitted: the fewest of the unit's
+// actions that cover the move's cost), in the movement phase
 // as its M.3 normal move under the movement_table option (no actions). The
 // base's centre goes from where it stands through Path's waypoints to To in
 // straight legs; a waypoint with a facing turns the unit on the spot there,

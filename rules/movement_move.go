@@ -24,11 +24,14 @@ func decideMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 	}
 	rs, m := s.Ruleset, s.Measurement
 	actions := c.Actions
-	if actions == 0 {
-		actions = 1
-	}
 	if actions < 0 {
 		return nil, refuse(RuleInput, "bad_actions", "actions %d: want 1 or more", actions).with("actions", actions)
+	}
+	// Actions omitted: the fewest of the unit's actions that cover the
+	// move's cost, known once the path (and any C.9 stop) is planned.
+	auto := actions == 0
+	if auto {
+		actions = 1
 	}
 	failedMove := false
 	u, ut, r := actingUnit(s, c.Unit)
@@ -42,9 +45,12 @@ func decideMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 		return nil, r
 	case ut.Initiative && ut.InitiativeAction != ActionMove:
 		return nil, refuse("C.15", "wrong_action", "unit %s took initiative to %s, not to move", u.ID, ut.InitiativeAction)
-	case ut.ActionsLeft < actions:
+	case !auto && ut.ActionsLeft < actions:
 		return nil, refuse("C.3", "no_actions_left", "unit %s has %s left this turn; this move uses %d", u.ID, plural(ut.ActionsLeft, "action", "actions"), actions).
 			with("actions_left", ut.ActionsLeft, "actions", actions)
+	case auto && ut.ActionsLeft < 1:
+		return nil, refuse("C.3", "no_actions_left", "unit %s has %s left this turn; this move uses %d", u.ID, plural(ut.ActionsLeft, "action", "actions"), 1).
+			with("actions_left", ut.ActionsLeft, "actions", 1)
 	}
 	if rs.Turn.OrdinaryMoves == MovesMovementTable {
 		return nil, refuse("T.7", "moves_in_movement_phase", "under the movement_table option ordinary moves are made in the movement phase (M.3), not as command-phase actions")
@@ -71,11 +77,46 @@ func decideMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 			path, p = short.path, short.plan
 		}
 	}
+	cost := p.cost()
+	needed := max(1, int(math.Ceil(cost/per-geom.Eps)))
+	if auto {
+		// What the unit has to spend: its actions this turn, or the
+		// moves C.12 leaves a failed unit.
+		left := ut.ActionsLeft
+		if failedMove {
+			left = ut.FailedMoves
+		}
+		capped := 0
+		if _, maxPerTurn := rs.UnitTypes[u.Type].Move(u.Formation, m); maxPerTurn > 0 && maxPerTurn-ut.MoveActions < left {
+			left, capped = max(0, maxPerTurn-ut.MoveActions), maxPerTurn
+		}
+		if needed > left && failedMove {
+			return nil, refuse("C.12", "one_move", "unit %s failed its order: C.12 leaves it %s, enough for %s; this move is %s and needs %s",
+				u.ID, plural(left, "move", "moves"), fmtLen(per*float64(left), m), fmtMeasured(cost, per*float64(left), m), plural(needed, "action", "actions")).
+				with("moves_left", left, "actions", needed, "actions_needed", needed, "distance", cost, "allowed", per*float64(left))
+		}
+		if needed > left {
+			r := refuse("C.17", "move_too_far", "%s moves %s per action; %s has %s left, enough for %s; this move is %s and needs %s%s",
+				label, fmtLen(per, m), u.ID, plural(left, "action", "actions"), fmtMeasured(per*float64(left), cost, m), fmtMeasured(cost, per*float64(left), m),
+				plural(needed, "action", "actions"), costDetail(p, m))
+			if capped > 0 {
+				r = refuse("C.17", "move_too_far", "%s moves %s per action, at most %s a turn; %s may make %s more, enough for %s; this move is %s and needs %s%s",
+					label, fmtLen(per, m), plural(capped, "move", "moves"), u.ID, plural(left, "move", "moves"), fmtMeasured(per*float64(left), cost, m), fmtMeasured(cost, per*float64(left), m),
+					plural(needed, "action", "actions"), costDetail(p, m))
+			}
+			return nil, r.with("distance", cost, "allowed", per*float64(left), "per_action", per, "actions", left, "actions_left", left, "actions_needed", needed,
+				"path", p.length, "turns", p.turnCost, "difficult", p.difficult)
+		}
+		actions = needed
+		if _, _, r := moveAllowance(s, u, ut, actions); r != nil {
+			return nil, r
+		}
+	}
 	allowed := per * float64(actions)
-	if cost := p.cost(); cost > allowed+geom.Eps {
-		return nil, refuse("C.17", "move_too_far", "%s moves %s per action; %s allows %s, this move is %s%s",
-			label, fmtLen(per, m), plural(actions, "action", "actions"), fmtMeasured(allowed, cost, m), fmtMeasured(cost, allowed, m), costDetail(p, m)).
-			with("distance", cost, "allowed", allowed, "per_action", per, "actions", actions, "path", p.length, "turns", p.turnCost, "difficult", p.difficult)
+	if cost > allowed+geom.Eps {
+		return nil, refuse("C.17", "move_too_far", "%s moves %s per action; %s allows %s, this move is %s and needs %s%s",
+			label, fmtLen(per, m), plural(actions, "action", "actions"), fmtMeasured(allowed, cost, m), fmtMeasured(cost, allowed, m), plural(needed, "action", "actions"), costDetail(p, m)).
+			with("distance", cost, "allowed", allowed, "per_action", per, "actions", actions, "actions_needed", needed, "path", p.length, "turns", p.turnCost, "difficult", p.difficult)
 	}
 	mc := checkFor(s)
 	mc.evading = c.Evading
@@ -91,8 +132,7 @@ func decideMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 	ev := &UnitMoved{Turn: s.Turn, Unit: u.ID, From: u.Base, To: p.end, Distance: round6(p.length), ActionsUsed: actions, FailedMove: failedMove}
 	if short != nil {
 		// The actions its shortened move takes, never more than given.
-		used := int(math.Ceil(p.cost()/per - geom.Eps))
-		ev.ActionsUsed = max(1, min(used, actions))
+		ev.ActionsUsed = max(1, min(needed, actions))
 		ev.StoppedShort, ev.Enemy, ev.Short = true, short.enemy, short.gap
 		to := c.To
 		ev.Planned = &to

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,6 +75,23 @@ func TestFlankScenarioFiles(t *testing.T) {
 	}
 	for _, f := range files {
 		if filepath.Base(f) == "f-campaign.yaml" {
+			continue
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) { playScenarioFile(t, f) })
+	}
+}
+
+// TestDisputeScenarioFiles plays testdata/scenarios/d-*.yaml the same
+// way, the player stamping what the service reads from the log on each
+// dispute. d-campaign.yaml is left to the service (campaign/review_test.go):
+// its rosters are the campaign's.
+func TestDisputeScenarioFiles(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/scenarios/d-*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no d-*.yaml scenarios")
+	}
+	for _, f := range files {
+		if filepath.Base(f) == "d-campaign.yaml" {
 			continue
 		}
 		t.Run(filepath.Base(f), func(t *testing.T) { playScenarioFile(t, f) })
@@ -150,6 +168,7 @@ func playScenarioFile(t *testing.T, f string) *scenarioRun {
 type scenarioPlayer struct {
 	states  map[string]*State
 	logs    map[string][]Event
+	spans   map[string][][2]int // each battle's commands: first and last version
 	vault   *vault
 	battle  string
 	sides   []SideSpec
@@ -174,6 +193,9 @@ func (p *scenarioPlayer) play(t *testing.T, actor, do string, dice []int, with m
 			p.overlay = mergeYAML(p.overlay, map[string]any{"era": c.Era}).(map[string]any)
 		}
 		return playedStep{Status: "accepted"}
+	}
+	if do == "player.add" || do == "player.reissue_token" {
+		return playedStep{Status: "accepted"} // the campaign's people: the service's
 	}
 	if with == nil {
 		with = map[string]any{}
@@ -205,6 +227,17 @@ func (p *scenarioPlayer) play(t *testing.T, actor, do string, dice []int, with m
 		t.Fatalf("%s: %v", do, err)
 	}
 	c = p.vault.prep(t, s, c)
+	c = p.disputeFacts(c)
+	// The service commits to each dice period's seed and reveals it when
+	// the period ends: the same events, so the same versions.
+	if next, reveal := DicePeriods(s, c); next != "" || reveal != "" {
+		if next != "" {
+			c = WithDiceCommitment(c, testSeed.Commitment())
+		}
+		if reveal != "" {
+			c = WithDiceReveal(c, testSeed.Hex())
+		}
+	}
 	fd := &FixedDice{Values: dice, Source: SourcePhysical, EnteredBy: actor}
 	evs, err := Decide(s, c, fd)
 	var r *Refusal
@@ -219,8 +252,38 @@ func (p *scenarioPlayer) play(t *testing.T, actor, do string, dice []int, with m
 	for _, e := range evs {
 		Apply(s, e)
 	}
+	if p.spans == nil {
+		p.spans = map[string][][2]int{}
+	}
+	n := len(p.logs[p.battle])
+	p.spans[p.battle] = append(p.spans[p.battle], [2]int{n + 1, n + len(evs)})
 	p.logs[p.battle] = append(p.logs[p.battle], evs...)
 	return playedStep{Status: "accepted", Events: evs}
+}
+
+// disputeFacts stamps what the service reads from the log on a dispute
+// (campaign/disputes.go): the disputed event's type, the log and the
+// disputed command's versions.
+func (p *scenarioPlayer) disputeFacts(c Command) Command {
+	log := p.logs[p.battle]
+	f := &DisputeFacts{Last: uint64(len(log)), Log: slices.Clone(log)}
+	switch x := c.(type) {
+	case *RaiseDispute:
+		if v := x.EventVersion; v >= 1 && int(v) <= len(log) {
+			f.EventType = log[v-1].EventType()
+		}
+	case *UpholdDispute:
+		if d := p.states[p.battle].Disputes.dispute(x.Dispute); d != nil {
+			for _, sp := range p.spans[p.battle] {
+				if v := int(d.EventVersion); v >= sp[0] && v <= sp[1] {
+					f.First, f.End = uint64(sp[0]), uint64(sp[1])
+				}
+			}
+		}
+	default:
+		return c
+	}
+	return WithDisputeFacts(c, f)
 }
 
 // merge deep-merges a YAML overlay into the player's overlay.

@@ -42,6 +42,7 @@ func (s *Server) apiRoutes() []route {
 		r("GET", b+"/odds", s.handleOdds),
 		r("GET", b+"/dice", s.handleDice),
 		r("GET", b+"/disputes", s.handleDisputes),
+		r("GET", b+"/review", s.handleReview),
 		r("GET", b+"/audit", s.handleAudit),
 		r("GET", b+"/export", s.handleExport),
 		r("POST", b+"/commands/{command}", s.handleCommand),

@@ -64,6 +64,7 @@ func Verify(evs []events.Envelope, opt Options) *Report {
 			a.lastCounter++
 		}
 	}
+	a.corrections(decoded) // corrections.go
 	a.finish()
 	return a.rep
 }

@@ -55,8 +55,8 @@ brigades:
 `))
 	c.ok("battle", "start", "danube-1809/essling")
 	c.ok("order", "danube-1809/essling", "--general", "hohenzollern", "--units", "ir-15", "--dice", "2,2", "--actor", "karl")
-	code, _, errs := c.run("move", "danube-1809/essling", "ir-15", "--to", "60,30.5", "--actor", "karl")
-	if code != exitRefused || !strings.Contains(errs, "отказано: C.17: пехота: 10,0 см за действие; 1 действие позволяет 10,0 см, а это передвижение — 10,5 см") {
+	code, _, errs := c.run("move", "danube-1809/essling", "ir-15", "--to", "60,30.5", "--actions", "1", "--actor", "karl")
+	if code != exitRefused || !strings.Contains(errs, "отказано: C.17: пехота: 10,0 см за действие; 1 действие позволяет 10,0 см, а это передвижение — 10,5 см, ему нужно 2 действия") {
 		t.Errorf("refusal: exit %d: %s", code, errs)
 	}
 	refusals := errs

@@ -56,7 +56,7 @@ func TestDemo(t *testing.T) {
 		"#10 order.give [marie, dice [3 3]]: accepted",
 		"C.3: 2 actions",
 		"refused C.17",
-		`C.17: infantry moves 6" per action; 1 action allows 6.0", this move is 6.1"`,
+		`C.17: infantry moves 6" per action; 33-ligne has 1 action left, enough for 6.0"; this move is 6.1" and needs 2 actions`,
 		"failed (roll above 8)",
 		"== state of demo-1809/eggmuhl",
 		"33-ligne", "24.0  22.0",
@@ -108,14 +108,15 @@ brigades:
 	if out := c.ok("order", "pen/talavera", "--general", "hill", "--units", "29-foot", "--dice", "2,2", "--id", "ord-1"); !strings.Contains(out, "already applied") {
 		t.Fatalf("repeat:\n%s", out)
 	}
-	// In centimetres infantry moves 10 cm per action (C.17): 10.5 is refused, exit 3.
-	code, _, errs := c.run("move", "pen/talavera", "29-foot", "--to", "60,30.5")
+	// In centimetres infantry moves 10 cm per action (C.17): 10.5 with one
+	// action is refused, exit 3 (actions omitted, it would take two).
+	code, _, errs := c.run("move", "pen/talavera", "29-foot", "--to", "60,30.5", "--actions", "1")
 	if code != exitRefused || !strings.Contains(errs, "C.17") || !strings.Contains(errs, "10 cm") {
 		t.Fatalf("move refusal: exit %d: %s", code, errs)
 	}
 	// The same refusal in Russian: the rule id stays, the numbers in cm.
 	c.cfg.Lang = "ru"
-	code, _, errs = c.run("move", "pen/talavera", "29-foot", "--to", "60,30.5")
+	code, _, errs = c.run("move", "pen/talavera", "29-foot", "--to", "60,30.5", "--actions", "1")
 	if code != exitRefused || !strings.Contains(errs, "отказано: C.17:") || !strings.Contains(errs, "10,0 см за действие") || !strings.Contains(errs, "10,5 см") {
 		t.Fatalf("Russian refusal: exit %d: %s", code, errs)
 	}

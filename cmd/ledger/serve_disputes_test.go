@@ -148,7 +148,8 @@ func TestServeDisputeUpheldAfterRoll(t *testing.T) {
 		t.Fatalf("the disputed event changed: %v", evs[moved-1])
 	}
 	corr := evs[len(evs)-1]
-	if corr["type"] != "unit.corrected" || version(corr) <= moved || fmt.Sprint(corr["refers"]) != fmt.Sprintf("[%d]", moved) || corr["actor"] != "uma" {
+	// It points at the disputed event and at its ruling, the event before it.
+	if corr["type"] != "unit.corrected" || version(corr) <= moved || fmt.Sprint(corr["refers"]) != fmt.Sprintf("[%d %d]", moved, version(corr)-1) || corr["actor"] != "uma" {
 		t.Fatalf("correction: %v", corr)
 	}
 	st := ts.must(ts.do("GET", "/api/campaigns/demo/battles/b1/state", ts.tokens["karl"], nil), 200)

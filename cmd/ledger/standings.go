@@ -79,6 +79,7 @@ func (c *cli) printStandings(st campaign.Standings) error {
 			fmt.Fprintln(tw, strings.Join(row, "\t"))
 		}
 		tw.Flush()
+		c.printRescores(counted) // review.go
 	}
 	after := wd.t("standings.before_any")
 	if n := len(counted); n > 0 {

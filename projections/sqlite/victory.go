@@ -20,15 +20,18 @@ const (
 )
 
 // dirtyFor says which of those parts an event type can change. The rules
-// change FlankBook only in applyFlank, the objectives and who holds them
-// in battle.created and applyVictory, the score only in battle.scored.
+// change FlankBook only in applyFlank and flank.corrected, the objectives
+// and who holds them in battle.created, applyVictory and
+// objective.corrected, the score only in battle.scored and
+// battle.rescored (a correction after the end: the standings follow it
+// through markEndedBattles).
 func dirtyFor(typ string) uint8 {
 	switch {
 	case strings.HasPrefix(typ, "flank."):
 		return dirtyFlank
-	case typ == rules.EvObjectiveHeld, typ == rules.EvBattleCreated:
+	case typ == rules.EvObjectiveHeld, typ == rules.EvBattleCreated, typ == rules.EvObjectiveCorrected:
 		return dirtyObjectives
-	case typ == rules.EvBattleScored:
+	case typ == rules.EvBattleScored, typ == rules.EvBattleRescored:
 		return dirtyScore
 	}
 	return 0
