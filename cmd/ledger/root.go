@@ -232,7 +232,21 @@ LEDGER_* environment variables (LEDGER_DATA_DIR, LEDGER_NATS_URL, ...), flags.`,
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(c))
 	}
+	strictGroups(root)
 	return root
+}
+
+// strictGroups makes a command that only groups others (ledger campaign,
+// ledger battle...) refuse an unknown subcommand as bad usage (exit 2),
+// instead of printing its help and succeeding.
+func strictGroups(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		strictGroups(sub)
+	}
+	if cmd.HasSubCommands() && cmd.Run == nil && cmd.RunE == nil && cmd.HasParent() {
+		cmd.Args = cobra.NoArgs
+		cmd.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+	}
 }
 
 // extraCommands are subcommands defined in their own files (audit, export,

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,6 +56,10 @@ type Served struct {
 	URL string
 	// Door is the local door's socket.
 	Door string
+	// Reach are the addresses other machines (the tablets) reach it at:
+	// the listening address, or, listening on every address, this
+	// machine's own addresses.
+	Reach []string
 	// App is the ledger the server runs on.
 	App *App
 
@@ -185,7 +190,7 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 	}
 	public, local := newServer(""), newServer("operator")
 	s := &Served{Addr: ln.Addr().String(), Door: socketPath(cfg), App: a, web: srv, done: make(chan struct{})}
-	s.URL = scheme + "://" + s.Addr
+	s.URL, s.Reach = serveURLs(scheme, ln.Addr())
 	served := make(chan error, 2)
 	go func() { served <- public.Serve(ln) }()
 	go func() { served <- local.Serve(door) }()
@@ -304,6 +309,9 @@ SIGTERM or an interrupt shuts it down gracefully.`,
 				return err
 			}
 			fmt.Fprintf(c.stdout, "ledger: serving %s (data %s); the CLI on this machine goes through %s; stop with Ctrl-C\n", s.URL, cfg.DataDir, s.Door)
+			if len(s.Reach) > 0 {
+				fmt.Fprintf(c.stdout, "ledger: the tablets reach it at %s\n", strings.Join(s.Reach, ", "))
+			}
 			if usage := s.App.NATSToolsUsage(); usage != "" {
 				fmt.Fprintln(c.stdout, usage)
 			}
@@ -385,4 +393,31 @@ func (c *cli) submitToken(cmd app.Command) error {
 	_ = json.Unmarshal(cmd.Body, &who)
 	fmt.Fprintln(c.stdout, w.t("player.token", "player", who.Player, "campaign", cmd.Campaign, "token", res.Token))
 	return nil
+}
+
+// serveURLs is the base URL of a server listening at addr, and the URLs
+// other machines reach it at. Listening on every address ("0.0.0.0:8443",
+// "[::]:8443"), the base URL is loopback's and the others are this
+// machine's non-loopback addresses: "https://[::]:8443" is no address a
+// tablet can use.
+func serveURLs(scheme string, addr net.Addr) (string, []string) {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return scheme + "://" + addr.String(), nil
+	}
+	port := strconv.Itoa(tcp.Port)
+	var reach []string
+	if ifaces, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range ifaces {
+			ipn, ok := a.(*net.IPNet)
+			if !ok || ipn.IP.IsLoopback() || ipn.IP.IsLinkLocalUnicast() {
+				continue
+			}
+			if ipn.IP.To4() == nil && tcp.IP.To4() != nil {
+				continue // listening on IPv4 only
+			}
+			reach = append(reach, scheme+"://"+net.JoinHostPort(ipn.IP.String(), port))
+		}
+	}
+	return scheme + "://" + net.JoinHostPort("127.0.0.1", port), reach
 }
