@@ -1,11 +1,15 @@
-// Package dice derives provable digital dice rolls (scheme "ledger-dice-v1").
+// Package dice derives provable digital dice rolls (schemes "ledger-dice-v1"
+// and "ledger-dice-v2").
 //
 // A secret 32-byte seed is committed by its SHA-256 hash before a period of
 // play (a battle, or one turn when seeds rotate per turn) and revealed after
 // it. Every roll is a pure function of that seed, the battle and period ids,
-// the players' own seeds and a battle-wide roll counter, so anyone holding the
-// revealed seed can recompute every roll offline and check it against the
-// ledger. The derivation is HMAC-SHA256 over a length-prefixed message,
+// the players' own seeds and a battle-wide roll counter, and, from
+// ledger-dice-v2 on, of the id of the command the roll settles and the nonce
+// the player's device sent with it; so anyone holding the revealed seed can
+// recompute every roll offline and check it against the ledger, and whoever
+// holds the seed cannot compute a player's roll before the player's command
+// arrives. The derivation is HMAC-SHA256 over a length-prefixed message,
 // turned into faces by rejection sampling (no modulo bias, no floats).
 //
 // The package is pure: standard library only, no randomness, no clock, no
@@ -29,11 +33,45 @@ import (
 	"unicode/utf8"
 )
 
-// Scheme names this derivation. It is the first bytes of every HMAC message
-// and belongs in every commitment record, so that a future scheme can never be
-// confused with this one. Never change the bytes of an existing scheme: a
+// Scheme names. A scheme's name is the first bytes of every HMAC message and
+// belongs in every commitment record, so that one scheme can never be
+// confused with another. Never change the bytes of an existing scheme: a
 // different derivation gets a new name.
-const Scheme = "ledger-dice-v1"
+const (
+	// SchemeV1 derives a roll from the seed, battle, period, players'
+	// seeds and counter (Roll). Battles begun with it stay verifiable.
+	SchemeV1 = "ledger-dice-v1"
+	// SchemeV2 mixes in, after the counter, the id of the command the roll
+	// settles and the nonce from the device of the player whose own
+	// command it is (RollV2).
+	SchemeV2 = "ledger-dice-v2"
+	// Scheme is the scheme new battles use (the default ruleset's
+	// dice.scheme).
+	Scheme = SchemeV2
+)
+
+// Known reports whether scheme is one this package derives.
+func Known(scheme string) bool { return scheme == SchemeV1 || scheme == SchemeV2 }
+
+// Nonce lengths, in bytes: a nonce is none (0 bytes) or MinNonce..MaxNonce
+// bytes, written as 16 to 64 hex digits.
+const (
+	MinNonce = 8
+	MaxNonce = 32
+)
+
+// ParseNonce decodes a nonce from hex (either case): "" is no nonce, else
+// 16 to 64 hex digits, an even number of them.
+func ParseNonce(s string) ([]byte, error) {
+	if s == "" {
+		return nil, nil
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) < MinNonce || len(b) > MaxNonce {
+		return nil, fmt.Errorf("dice: nonce %.80q: want %d to %d hex digits", s, 2*MinNonce, 2*MaxNonce)
+	}
+	return b, nil
+}
 
 // MaxDice bounds the number of dice in one roll, so a bad command cannot make
 // the derivation run for long. It is far above any roll in the rules.
@@ -117,26 +155,54 @@ type Input struct {
 }
 
 // Roll returns n dice of the given number of sides (2..255) for the roll with
-// the given counter. The counter numbers digital rolls across the whole
-// battle, from 1, without gaps, so a skipped or repeated roll is visible.
+// the given counter, by ledger-dice-v1. The counter numbers the rolls
+// across the whole battle, from 1, without gaps, so a skipped or repeated
+// roll is visible.
 //
 // Each face has probability exactly 1/sides per die given a uniform byte
 // stream: bytes at or above 256 - 256 mod sides are rejected, never folded.
 func Roll(in Input, counter uint64, n, sides int) ([]int, error) {
+	return Derive(SchemeV1, in, Draw{Counter: counter}, n, sides)
+}
+
+// RollV2 returns n dice of the given number of sides for the roll with the
+// given counter that settles the command with id command, by
+// ledger-dice-v2. nonce is the fresh randomness the device of the player
+// whose own command it is sent with it (docs/dice.md), or nil when the
+// command carried no player's nonce (the umpire's or the operator's own
+// commands, and commands entered for a player): such a roll is as
+// predictable as a ledger-dice-v1 roll to whoever holds the seed.
+func RollV2(in Input, counter uint64, command string, nonce []byte, n, sides int) ([]int, error) {
+	return Derive(SchemeV2, in, Draw{Counter: counter, Command: command, Nonce: nonce}, n, sides)
+}
+
+// Draw is what sets one roll of a period apart from the others.
+type Draw struct {
+	// Counter is the roll's place among all the battle's rolls, from 1.
+	Counter uint64
+	// Command is the id of the command the roll settles (ledger-dice-v2;
+	// empty for v1).
+	Command string
+	// Nonce is the nonce of the player whose own command it is, 0 or
+	// MinNonce..MaxNonce bytes (ledger-dice-v2; none for v1).
+	Nonce []byte
+}
+
+// Derive returns n dice of the given number of sides for one roll by the
+// named scheme: Roll for ledger-dice-v1, RollV2 for ledger-dice-v2. A
+// verifier calls it with the scheme a period's commitment records.
+func Derive(scheme string, in Input, d Draw, n, sides int) ([]int, error) {
 	if sides < 2 || sides > 255 {
 		return nil, fmt.Errorf("dice: sides %d out of range 2..255", sides)
 	}
 	if n < 1 || n > MaxDice {
 		return nil, fmt.Errorf("dice: number of dice %d out of range 1..%d", n, MaxDice)
 	}
-	if counter == 0 {
-		return nil, errors.New("dice: roll counter starts at 1, got 0")
-	}
-	prefix, err := in.prefix()
+	msg, err := in.message(scheme, d)
 	if err != nil {
 		return nil, err
 	}
-	s := newStream(in.Seed, prefix, counter)
+	s := newStream(in.Seed, msg)
 	out := make([]int, 0, n)
 	for len(out) < n {
 		b, err := s.next()
@@ -162,11 +228,51 @@ func face(b byte, sides int) (int, bool) {
 	return int(b)%sides + 1, true
 }
 
+// message returns the HMAC message of one roll without its block number:
+// the period's prefix, u64(counter), and for ledger-dice-v2 str(command)
+// and the nonce as u32(length) followed by its bytes.
+func (in Input) message(scheme string, d Draw) ([]byte, error) {
+	if d.Counter == 0 {
+		return nil, errors.New("dice: roll counter starts at 1, got 0")
+	}
+	switch scheme {
+	case SchemeV1:
+		if d.Command != "" || len(d.Nonce) > 0 {
+			return nil, errors.New("dice: ledger-dice-v1 mixes no command id and no nonce")
+		}
+	case SchemeV2:
+		switch {
+		case d.Command == "":
+			return nil, errors.New("dice: ledger-dice-v2 needs the id of the command the roll settles")
+		case !utf8.ValidString(d.Command):
+			return nil, fmt.Errorf("dice: command id is not valid UTF-8: %q", d.Command)
+		case uint64(len(d.Command)) > math.MaxUint32:
+			return nil, errors.New("dice: command id is longer than 2^32-1 bytes")
+		case len(d.Nonce) != 0 && (len(d.Nonce) < MinNonce || len(d.Nonce) > MaxNonce):
+			return nil, fmt.Errorf("dice: a nonce is %d to %d bytes, got %d", MinNonce, MaxNonce, len(d.Nonce))
+		}
+	default:
+		return nil, fmt.Errorf("dice: scheme %q is not one this program knows (%s, %s)", scheme, SchemeV1, SchemeV2)
+	}
+	buf, err := in.prefix(scheme)
+	if err != nil {
+		return nil, err
+	}
+	buf = binary.BigEndian.AppendUint64(buf, d.Counter)
+	if scheme == SchemeV2 {
+		buf = binary.BigEndian.AppendUint32(buf, uint32(len(d.Command)))
+		buf = append(buf, d.Command...)
+		buf = binary.BigEndian.AppendUint32(buf, uint32(len(d.Nonce)))
+		buf = append(buf, d.Nonce...)
+	}
+	return buf, nil
+}
+
 // prefix encodes the part of the HMAC message shared by every roll of the
-// period: Scheme, 0x00, str(battle), str(period), u32(count), then for each
-// player seed sorted by player id: str(id), str(seed). str(x) is u32(len(x))
-// followed by the UTF-8 bytes of x; integers are big-endian.
-func (in Input) prefix() ([]byte, error) {
+// period: the scheme's name, 0x00, str(battle), str(period), u32(count),
+// then for each player seed sorted by player id: str(id), str(seed). str(x)
+// is u32(len(x)) followed by the UTF-8 bytes of x; integers are big-endian.
+func (in Input) prefix(scheme string) ([]byte, error) {
 	if in.Battle == "" {
 		return nil, errors.New("dice: battle id is empty")
 	}
@@ -182,7 +288,7 @@ func (in Input) prefix() ([]byte, error) {
 		return nil, errors.New("dice: too many player seeds")
 	}
 
-	buf := append([]byte(Scheme), 0x00)
+	buf := append([]byte(scheme), 0x00)
 	var err error
 	str := func(what, s string) {
 		switch {
@@ -212,19 +318,19 @@ func (in Input) prefix() ([]byte, error) {
 	return buf, err
 }
 
-// stream is the byte stream of one roll: HMAC-SHA256(seed, prefix ||
-// u64(counter) || u32(j)) for blocks j = 0, 1, 2, ... concatenated.
+// stream is the byte stream of one roll: HMAC-SHA256(seed, message ||
+// u32(j)) for blocks j = 0, 1, 2, ... concatenated, where message is the
+// roll's message without its block number (Input.message).
 type stream struct {
 	mac   hash.Hash
-	msg   []byte // prefix || counter || j; the last 4 bytes are rewritten per block
+	msg   []byte // message || j; the last 4 bytes are rewritten per block
 	j     uint64 // next block number; uint64 so running out of uint32 is detectable
 	block []byte
 	pos   int
 }
 
-func newStream(seed Seed, prefix []byte, counter uint64) *stream {
-	msg := binary.BigEndian.AppendUint64(slices.Clip(prefix), counter)
-	msg = append(msg, 0, 0, 0, 0)
+func newStream(seed Seed, message []byte) *stream {
+	msg := append(slices.Clip(message), 0, 0, 0, 0)
 	return &stream{mac: hmac.New(sha256.New, seed[:]), msg: msg}
 }
 

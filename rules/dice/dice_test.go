@@ -209,7 +209,7 @@ func TestPlayerSeedOrder(t *testing.T) {
 			t.Fatalf("rep %d: %v, want %v", rep, got, want)
 		}
 	}
-	prefix, err := in.prefix()
+	prefix, err := in.prefix(SchemeV1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,5 +341,84 @@ func BenchmarkRoll3d6(b *testing.B) {
 		if _, err := Roll(in, uint64(i)+1, 3, 6); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestEveryInputMattersV2: by ledger-dice-v2 the command id and the nonce
+// change the stream too, and so does a boundary between them that a
+// careless encoding would not see; no v2 stream equals the v1 stream of the
+// same inputs.
+func TestEveryInputMattersV2(t *testing.T) {
+	in := mustInput(t)
+	nonce, _ := ParseNonce("00112233445566778899aabbccddeeff")
+	base := Draw{Counter: 1, Command: "page-1", Nonce: nonce}
+	with := func(f func(*Draw)) Draw {
+		d := base
+		d.Nonce = slices.Clone(base.Nonce)
+		f(&d)
+		return d
+	}
+	cases := map[string]Draw{
+		"base":            base,
+		"counter":         with(func(d *Draw) { d.Counter = 2 }),
+		"command":         with(func(d *Draw) { d.Command = "page-2" }),
+		"one nonce bit":   with(func(d *Draw) { d.Nonce[15] ^= 1 }),
+		"no nonce":        with(func(d *Draw) { d.Nonce = nil }),
+		"shorter nonce":   with(func(d *Draw) { d.Nonce = d.Nonce[:8] }),
+		"command | nonce": with(func(d *Draw) { d.Command, d.Nonce = "page-1\x00\x00\x00\x10", d.Nonce[:8] }),
+	}
+	seen := map[string]string{string(streamBytes(t, in, 1, 32)): "ledger-dice-v1"}
+	for name, d := range cases {
+		got := string(drawBytes(t, SchemeV2, in, d, 32))
+		if other, dup := seen[got]; dup {
+			t.Errorf("%s gives the same stream as %s", name, other)
+		}
+		seen[got] = name
+	}
+	// The seed still matters: a player who knows the nonce but not the
+	// seed knows nothing.
+	other := in
+	other.Seed[0] ^= 1
+	if bytes.Equal(drawBytes(t, SchemeV2, in, base, 32), drawBytes(t, SchemeV2, other, base, 32)) {
+		t.Errorf("the seed does not change a v2 stream")
+	}
+}
+
+func TestDeriveRefusesBadInput(t *testing.T) {
+	in := mustInput(t)
+	nonce := bytes.Repeat([]byte{7}, 16)
+	cases := []struct {
+		name    string
+		scheme  string
+		d       Draw
+		wantSub string
+	}{
+		{"unknown scheme", "ledger-dice-v3", Draw{Counter: 1}, `scheme "ledger-dice-v3"`},
+		{"v1 with a command", SchemeV1, Draw{Counter: 1, Command: "c"}, "v1 mixes no command id and no nonce"},
+		{"v1 with a nonce", SchemeV1, Draw{Counter: 1, Nonce: nonce}, "v1 mixes no command id and no nonce"},
+		{"v2 without a command", SchemeV2, Draw{Counter: 1, Nonce: nonce}, "needs the id of the command"},
+		{"v2 counter 0", SchemeV2, Draw{Counter: 0, Command: "c"}, "counter starts at 1"},
+		{"v2 short nonce", SchemeV2, Draw{Counter: 1, Command: "c", Nonce: nonce[:7]}, "a nonce is 8 to 32 bytes, got 7"},
+		{"v2 long nonce", SchemeV2, Draw{Counter: 1, Command: "c", Nonce: bytes.Repeat([]byte{1}, 33)}, "got 33"},
+		{"v2 command not UTF-8", SchemeV2, Draw{Counter: 1, Command: "c\xff"}, "command id is not valid UTF-8"},
+	}
+	for _, c := range cases {
+		got, err := Derive(c.scheme, in, c.d, 2, 6)
+		if err == nil || !strings.Contains(err.Error(), c.wantSub) {
+			t.Errorf("%s: Derive = %v, %v; want an error containing %q", c.name, got, err, c.wantSub)
+		}
+	}
+	for _, s := range []string{"0011", "zz112233445566778899", strings.Repeat("ab", 33), "0011223344556677f"} {
+		if _, err := ParseNonce(s); err == nil {
+			t.Errorf("ParseNonce(%q) accepted", s)
+		}
+	}
+	for _, s := range []string{"", "0011223344556677", strings.ToUpper(strings.Repeat("ab", 32))} {
+		if _, err := ParseNonce(s); err != nil {
+			t.Errorf("ParseNonce(%q): %v", s, err)
+		}
+	}
+	if !Known(SchemeV1) || !Known(SchemeV2) || Known("ledger-dice-v3") || Scheme != SchemeV2 {
+		t.Errorf("Known or Scheme wrong")
 	}
 }

@@ -43,22 +43,56 @@ func joinInts(vs []int) string {
 	return strings.Join(s, ", ")
 }
 
-// TestDocsPythonReference runs the Python reference implementation published
-// in docs/dice.md on every test vector. It is skipped without python3.
-func TestDocsPythonReference(t *testing.T) {
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not found")
-	}
+// referenceStart opens the Python reference block of docs/dice.md.
+const referenceStart = "```python\n# ledger-dice reference implementation: ledger-dice-v1 and ledger-dice-v2\n"
+
+// referenceBlock returns the Python reference implementation of docs/dice.md.
+func referenceBlock(t *testing.T) string {
+	t.Helper()
 	doc := readDocs(t)
-	const start = "```python\n# ledger-dice-v1 reference implementation\n"
-	i := strings.Index(doc, start)
+	i := strings.Index(doc, referenceStart)
 	if i < 0 {
 		t.Fatalf("no Python reference block in %s", docsPath)
 	}
 	code := doc[i+len("```python\n"):]
-	code = code[:strings.Index(code, "```")]
+	return code[:strings.Index(code, "```")]
+}
 
+// TestDocsPythonReference runs the Python reference implementation published
+// in docs/dice.md on every test vector. It is skipped without python3.
+func TestDocsPythonReference(t *testing.T) {
+	runPythonVectors(t, referenceBlock(t))
+}
+
+// verifierPath is the independent verifier of docs/dice.md section 12.
+const verifierPath = "../../docs/verify_dice.py"
+
+// TestVerifierCarriesTheReference: the verifier's derivation is the
+// reference of docs/dice.md section 7, verbatim.
+func TestVerifierCarriesTheReference(t *testing.T) {
+	b, err := os.ReadFile(verifierPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), referenceBlock(t)) {
+		t.Errorf("%s does not carry the reference implementation of %s section 7 verbatim", verifierPath, docsPath)
+	}
+}
+
+// TestVerifierAgreesOnVectors runs the test vectors through the verifier
+// script itself, imported as a module. It is skipped without python3.
+func TestVerifierAgreesOnVectors(t *testing.T) {
+	runPythonVectors(t, "import sys\nsys.path.insert(0, '../../docs')\nfrom verify_dice import *\n")
+}
+
+// runPythonVectors runs code, which must define roll, commitment and
+// verify as docs/dice.md section 7 does, on every vector.
+func runPythonVectors(t *testing.T, code string) {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found")
+	}
 	type pyVector struct {
 		Seed    string      `json:"seed"`
 		Battle  string      `json:"battle"`
@@ -67,6 +101,9 @@ func TestDocsPythonReference(t *testing.T) {
 		Counter uint64      `json:"counter"`
 		N       int         `json:"n"`
 		Sides   int         `json:"sides"`
+		Scheme  string      `json:"scheme"`
+		Command string      `json:"command"`
+		Nonce   string      `json:"nonce"`
 	}
 	type pyResult struct {
 		Roll   []int  `json:"roll"`
@@ -80,7 +117,7 @@ func TestDocsPythonReference(t *testing.T) {
 			players = append(players, [2]string{id, seed})
 		}
 		slices.SortFunc(players, func(a, b [2]string) int { return strings.Compare(b[0], a[0]) })
-		in = append(in, pyVector{v.seed, v.battle, v.period, players, v.counter, v.n, v.sides})
+		in = append(in, pyVector{v.seed, v.battle, v.period, players, v.counter, v.n, v.sides, v.schemeName(), v.command, v.nonce})
 	}
 	stdin, err := json.Marshal(in)
 	if err != nil {
@@ -90,8 +127,12 @@ func TestDocsPythonReference(t *testing.T) {
 import json, sys
 out = []
 for v in json.load(sys.stdin):
-    out.append({"roll": roll(v["seed"], v["battle"], v["period"], dict(v["players"]), v["counter"], v["n"], v["sides"]),
-                "commit": commitment(v["seed"]), "verify": verify(v["seed"], commitment(v["seed"]).upper())})
+    if v["scheme"] == "ledger-dice-v1":  # the v1 call, as before v2
+        r = roll(v["seed"], v["battle"], v["period"], dict(v["players"]), v["counter"], v["n"], v["sides"])
+    else:
+        r = roll(v["seed"], v["battle"], v["period"], dict(v["players"]), v["counter"], v["n"], v["sides"],
+                 v["scheme"], v["command"], v["nonce"])
+    out.append({"roll": r, "commit": commitment(v["seed"]), "verify": verify(v["seed"], commitment(v["seed"]).upper())})
 json.dump(out, sys.stdout)
 `
 	cmd := exec.Command(python, "-c", driver)

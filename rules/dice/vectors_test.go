@@ -11,21 +11,25 @@ import (
 	"testing"
 )
 
-// vector is one published test vector of ledger-dice-v1 (docs/dice.md). The
-// expected values were computed by the Python reference implementation in
-// docs/dice.md, not by this package.
+// vector is one published test vector (docs/dice.md). The expected values
+// were computed by the Python reference implementation in docs/dice.md, not
+// by this package.
 type vector struct {
 	name    string
+	scheme  string // SchemeV1 when empty
 	seed    string
 	commit  string
 	battle  string
 	period  string
 	players map[string]string
 	counter uint64
+	command string // ledger-dice-v2: the command id
+	nonce   string // ledger-dice-v2: the player's nonce, hex; "" for none
 	n       int
 	sides   int
 	want    []int
 	prefix  string // hex of the message before counter || j
+	tail    string // ledger-dice-v2: hex of counter || str(command) || nonce
 	block0  string // hex of HMAC block 0: the first 32 bytes of the stream
 }
 
@@ -40,6 +44,15 @@ const (
 )
 
 var borodinoPlayers = map[string]string{"p-napoleon": "aigle-7f3c", "p-kutuzov": "tula samovar 1812"}
+
+var wagramPlayers = map[string]string{"p-zoë": "⚔ six", "p-élodie": "ça ira", "p-Zed": "Z"}
+
+const (
+	prefixAusterlitzV2 = "6c65646765722d646963652d7632000000000f6175737465726c69747a2d3138303500000006626174746c6500000000"
+	prefixBorodinoV2   = "6c65646765722d646963652d7632000000000d626f726f64696e6f2d3138313200000006626174746c650000000200000009702d6b7574757a6f760000001174756c612073616d6f76617220313831320000000a702d6e61706f6c656f6e0000000a6169676c652d37663363"
+	pageCommand        = "page-5be0c2d41a9f3e7708d6"
+	nonceA             = "00112233445566778899aabbccddeeff"
+)
 
 var vectors = []vector{
 	{
@@ -76,7 +89,7 @@ var vectors = []vector{
 		// Ids sort by UTF-8 bytes: "p-Zed" < "p-zoë" < "p-élodie".
 		name: "d20, non-ASCII ids", seed: seed1, commit: comm1,
 		battle: "wagram-1809", period: "battle",
-		players: map[string]string{"p-zoë": "⚔ six", "p-élodie": "ça ira", "p-Zed": "Z"},
+		players: wagramPlayers,
 		counter: 7, n: 4, sides: 20,
 		want:   []int{13, 19, 13, 20},
 		prefix: "6c65646765722d646963652d7631000000000b77616772616d2d3138303900000006626174746c650000000300000005702d5a6564000000015a00000006702d7a6fc3ab00000007e29a942073697800000009702dc3a96c6f64696500000007c3a76120697261",
@@ -98,6 +111,69 @@ var vectors = []vector{
 		prefix: prefixBorodino,
 		block0: "bcad79f5aa5e9521ffc7ea40b1fb396b0974c9d56cb60fe9db603b96be540e5c",
 	},
+
+	// ledger-dice-v2: the command id and the player's nonce follow the counter.
+	{
+		name: "v2, no player's nonce", scheme: SchemeV2, seed: seed1, commit: comm1,
+		battle: "austerlitz-1805", period: "battle", counter: 1, command: "c-3f9a1c0b7d2e4a6811c4", n: 2, sides: 6,
+		want:   []int{1, 5},
+		prefix: prefixAusterlitzV2,
+		tail:   "000000000000000100000016632d336639613163306237643265346136383131633400000000",
+		block0: "42bebb4093fc8affd93fe1ffc6e168b1b2b04bbe1c4913851530ad08d817f004",
+	},
+	{
+		name: "v2, a player's nonce", scheme: SchemeV2, seed: seed2, commit: comm2,
+		battle: "borodino-1812", period: "battle", players: borodinoPlayers, counter: 1, command: pageCommand, nonce: nonceA, n: 2, sides: 6,
+		want:   []int{6, 6},
+		prefix: prefixBorodinoV2,
+		tail:   "000000000000000100000019706167652d35626530633264343161396633653737303864360000001000112233445566778899aabbccddeeff",
+		block0: "053b583727fc851a4da60ae75bc4d6788f27e83960e701c66315804666f145bc",
+	},
+	{
+		// One bit of the nonce changed (the last byte ff -> fe).
+		name: "v2, another nonce", scheme: SchemeV2, seed: seed2, commit: comm2,
+		battle: "borodino-1812", period: "battle", players: borodinoPlayers, counter: 1, command: pageCommand, nonce: "00112233445566778899aabbccddeefe", n: 2, sides: 6,
+		want:   []int{5, 1},
+		prefix: prefixBorodinoV2,
+		tail:   "000000000000000100000019706167652d35626530633264343161396633653737303864360000001000112233445566778899aabbccddeefe",
+		block0: "9a54de2c0c7412dbb576779fba0ab2ed925b255d55b2c00afdcfc542c079c9b1",
+	},
+	{
+		// The same command's next roll (a blunder-table roll, say).
+		name: "v2, the command's second roll", scheme: SchemeV2, seed: seed2, commit: comm2,
+		battle: "borodino-1812", period: "battle", players: borodinoPlayers, counter: 2, command: pageCommand, nonce: nonceA, n: 2, sides: 6,
+		want:   []int{3, 1},
+		prefix: prefixBorodinoV2,
+		tail:   "000000000000000200000019706167652d35626530633264343161396633653737303864360000001000112233445566778899aabbccddeeff",
+		block0: "e63c25e15719aec6cef2248f69fbc23492f6a0f84dd626c1ad1d400da86509f7",
+	},
+	{
+		// Stream 99 40 7e fe 1e da 1f ...: 0xfe = 254 is rejected.
+		name: "v2, a rejection", scheme: SchemeV2, seed: seed2, commit: comm2,
+		battle: "borodino-1812", period: "battle", players: borodinoPlayers, counter: 27, command: pageCommand, nonce: nonceA, n: 6, sides: 6,
+		want:   []int{4, 5, 1, 1, 3, 2},
+		prefix: prefixBorodinoV2,
+		tail:   "000000000000001b00000019706167652d35626530633264343161396633653737303864360000001000112233445566778899aabbccddeeff",
+		block0: "99407efe1eda1f6c02d47aab697a93f001e6c56871c30b7ed1a029d39778dc3f",
+	},
+	{
+		name: "v2, d20, non-ASCII ids, 32-byte nonce", scheme: SchemeV2, seed: seed1, commit: comm1,
+		battle: "wagram-1809", period: "battle", players: wagramPlayers, counter: 7, command: "c-7",
+		nonce: "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", n: 4, sides: 20,
+		want:   []int{13, 19, 11, 6},
+		prefix: "6c65646765722d646963652d7632000000000b77616772616d2d3138303900000006626174746c650000000300000005702d5a6564000000015a00000006702d7a6fc3ab00000007e29a942073697800000009702dc3a96c6f64696500000007c3a76120697261",
+		tail:   "000000000000000700000003632d37000000200f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
+		block0: "5c624669b4d4ed473bf88022df5c78895e5a2f5b478ffbb4fe83ccde74de82e9",
+	},
+	{
+		name: "v2, 129 sides, per-turn period", scheme: SchemeV2, seed: seed2, commit: comm2,
+		battle: "borodino-1812", period: "3", players: borodinoPlayers, counter: 42, command: pageCommand, nonce: nonceA, n: 40, sides: 129,
+		want: []int{21, 109, 7, 129, 87, 72, 40, 120, 45, 59, 32, 50, 112, 107, 68, 81, 34, 100, 58, 101,
+			121, 126, 12, 101, 2, 50, 125, 33, 91, 18, 36, 29, 18, 25, 57, 71, 97, 17, 17, 31},
+		prefix: "6c65646765722d646963652d7632000000000d626f726f64696e6f2d3138313200000001330000000200000009702d6b7574757a6f760000001174756c612073616d6f76617220313831320000000a702d6e61706f6c656f6e0000000a6169676c652d37663363",
+		tail:   "000000000000002a00000019706167652d35626530633264343161396633653737303864360000001000112233445566778899aabbccddeeff",
+		block0: "146cda06d880564727e9de77b2a4dfe42c8d8b3ab91f316f6a435021b0fea3c2",
+	},
 }
 
 func (v vector) input(tb testing.TB) Input {
@@ -109,16 +185,41 @@ func (v vector) input(tb testing.TB) Input {
 	return Input{Seed: seed, PlayerSeeds: v.players, Battle: v.battle, Period: v.period}
 }
 
+func (v vector) schemeName() string {
+	if v.scheme == "" {
+		return SchemeV1
+	}
+	return v.scheme
+}
+
+func (v vector) draw(tb testing.TB) Draw {
+	tb.Helper()
+	nonce, err := ParseNonce(v.nonce)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return Draw{Counter: v.counter, Command: v.command, Nonce: nonce}
+}
+
 func TestVectors(t *testing.T) {
 	for _, v := range vectors {
 		t.Run(v.name, func(t *testing.T) {
-			in := v.input(t)
-			got, err := Roll(in, v.counter, v.n, v.sides)
+			in, d := v.input(t), v.draw(t)
+			got, err := Derive(v.schemeName(), in, d, v.n, v.sides)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got, v.want) {
-				t.Errorf("Roll = %v, want %v", got, v.want)
+				t.Errorf("Derive = %v, want %v", got, v.want)
+			}
+			var via []int
+			if v.schemeName() == SchemeV1 {
+				via, err = Roll(in, v.counter, v.n, v.sides)
+			} else {
+				via, err = RollV2(in, v.counter, v.command, d.Nonce, v.n, v.sides)
+			}
+			if err != nil || !slices.Equal(via, v.want) {
+				t.Errorf("Roll/RollV2 = %v, %v; want %v", via, err, v.want)
 			}
 			if c := in.Seed.Commitment(); c != v.commit {
 				t.Errorf("Commitment = %s, want %s", c, v.commit)
@@ -126,31 +227,46 @@ func TestVectors(t *testing.T) {
 			if err := Verify(v.seed, v.commit); err != nil {
 				t.Errorf("Verify: %v", err)
 			}
-			prefix, err := in.prefix()
+			prefix, err := in.prefix(v.schemeName())
 			if err != nil {
 				t.Fatal(err)
 			}
 			if h := hex.EncodeToString(prefix); h != v.prefix {
 				t.Errorf("prefix = %s, want %s", h, v.prefix)
 			}
-			if h := hex.EncodeToString(streamBytes(t, in, v.counter, 32)); h != v.block0 {
+			msg, err := in.message(v.schemeName(), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.tail != "" {
+				if h := hex.EncodeToString(msg[len(prefix):]); h != v.tail {
+					t.Errorf("message after the prefix = %s, want %s", h, v.tail)
+				}
+			}
+			if h := hex.EncodeToString(drawBytes(t, v.schemeName(), in, d, 32)); h != v.block0 {
 				t.Errorf("block 0 = %s, want %s", h, v.block0)
 			}
-			if ref := refRoll(in, v.counter, v.n, v.sides); !slices.Equal(ref, v.want) {
+			if ref := refRoll(v.schemeName(), in, d, v.n, v.sides); !slices.Equal(ref, v.want) {
 				t.Errorf("reference Roll = %v, want %v", ref, v.want)
 			}
 		})
 	}
 }
 
-// streamBytes returns the first k bytes of a roll's stream.
+// streamBytes returns the first k bytes of a ledger-dice-v1 roll's stream.
 func streamBytes(tb testing.TB, in Input, counter uint64, k int) []byte {
 	tb.Helper()
-	prefix, err := in.prefix()
+	return drawBytes(tb, SchemeV1, in, Draw{Counter: counter}, k)
+}
+
+// drawBytes returns the first k bytes of a roll's stream by scheme.
+func drawBytes(tb testing.TB, scheme string, in Input, d Draw, k int) []byte {
+	tb.Helper()
+	msg, err := in.message(scheme, d)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s := newStream(in.Seed, prefix, counter)
+	s := newStream(in.Seed, msg)
 	out := make([]byte, k)
 	for i := range out {
 		if out[i], err = s.next(); err != nil {
@@ -160,10 +276,10 @@ func streamBytes(tb testing.TB, in Input, counter uint64, k int) []byte {
 	return out
 }
 
-// refRoll is a second, deliberately plain implementation of ledger-dice-v1,
+// refRoll is a second, deliberately plain implementation of both schemes,
 // sharing no code with the package: it builds each message from scratch with
 // binary.Write, keys a fresh HMAC per block and scans the whole block.
-func refRoll(in Input, counter uint64, n, sides int) []int {
+func refRoll(scheme string, in Input, d Draw, n, sides int) []int {
 	writeStr := func(buf *bytes.Buffer, s string) {
 		binary.Write(buf, binary.BigEndian, uint32(len(s)))
 		buf.WriteString(s)
@@ -178,7 +294,7 @@ func refRoll(in Input, counter uint64, n, sides int) []int {
 	var out []int
 	for j := uint32(0); ; j++ {
 		var msg bytes.Buffer
-		msg.WriteString("ledger-dice-v1")
+		msg.WriteString(scheme)
 		msg.WriteByte(0)
 		writeStr(&msg, in.Battle)
 		writeStr(&msg, in.Period)
@@ -187,7 +303,11 @@ func refRoll(in Input, counter uint64, n, sides int) []int {
 			writeStr(&msg, id)
 			writeStr(&msg, in.PlayerSeeds[id])
 		}
-		binary.Write(&msg, binary.BigEndian, counter)
+		binary.Write(&msg, binary.BigEndian, d.Counter)
+		if scheme == "ledger-dice-v2" {
+			writeStr(&msg, d.Command)
+			writeStr(&msg, string(d.Nonce))
+		}
 		binary.Write(&msg, binary.BigEndian, j)
 		mac := hmac.New(sha256.New, in.Seed[:])
 		mac.Write(msg.Bytes())
@@ -202,12 +322,13 @@ func refRoll(in Input, counter uint64, n, sides int) []int {
 	}
 }
 
-// TestAgainstReference compares Roll with refRoll over many inputs derived
-// from a hash chain (no math/rand), every die size and varied dice counts.
+// TestAgainstReference compares Derive with refRoll over many inputs derived
+// from a hash chain (no math/rand), both schemes, every die size and varied
+// dice counts, commands and nonces.
 func TestAgainstReference(t *testing.T) {
 	h := sha256.Sum256([]byte("ledger-dice-v1 reference test"))
 	next := func() [32]byte { h = sha256.Sum256(h[:]); return h }
-	for i := range 600 {
+	for i := range 1200 {
 		r := next()
 		in := Input{
 			Seed:        Seed(next()),
@@ -219,15 +340,24 @@ func TestAgainstReference(t *testing.T) {
 			q := next()
 			in.PlayerSeeds["p"+hex.EncodeToString(q[:int(q[0]%3)+1])] = hex.EncodeToString(q[4 : 4+int(q[1]%8)+1])
 		}
-		sides := 2 + i%254
+		sides := 2 + (i/2)%254
 		n := 1 + int(r[3])%70
-		counter := binary.BigEndian.Uint64(r[16:24])%1_000_000 + 1
-		got, err := Roll(in, counter, n, sides)
+		d := Draw{Counter: binary.BigEndian.Uint64(r[16:24])%1_000_000 + 1}
+		scheme := SchemeV1
+		if i%2 == 1 {
+			scheme = SchemeV2
+			q := next()
+			d.Command = "c-" + hex.EncodeToString(q[:1+int(q[0]%20)])
+			if k := int(q[1] % 26); k >= MinNonce {
+				d.Nonce = q[2 : 2+min(k, 30)]
+			}
+		}
+		got, err := Derive(scheme, in, d, n, sides)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := refRoll(in, counter, n, sides); !slices.Equal(got, want) {
-			t.Fatalf("input %+v counter %d n %d sides %d: Roll = %v, reference = %v", in, counter, n, sides, got, want)
+		if want := refRoll(scheme, in, d, n, sides); !slices.Equal(got, want) {
+			t.Fatalf("%s input %+v draw %+v n %d sides %d: Derive = %v, reference = %v", scheme, in, d, n, sides, got, want)
 		}
 	}
 }
