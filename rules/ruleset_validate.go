@@ -78,8 +78,8 @@ func (chk *rulesetCheck) table(w string, t DiceTable) {
 // checkDice checks dice: the scheme and the seed period.
 func (chk *rulesetCheck) checkDice() {
 	r := chk.r
-	if r.Dice.Scheme != dice.Scheme {
-		chk.bad("dice.scheme: %q is not a scheme this program knows (%s)", r.Dice.Scheme, dice.Scheme)
+	if !dice.Known(r.Dice.Scheme) {
+		chk.bad("dice.scheme: %q is not a scheme this program knows (%s, %s)", r.Dice.Scheme, dice.SchemeV1, dice.SchemeV2)
 	}
 	if r.Dice.SeedPeriod != SeedPeriodBattle && r.Dice.SeedPeriod != SeedPeriodTurn {
 		chk.bad("dice.seed_period: %q: want %s or %s", r.Dice.SeedPeriod, SeedPeriodBattle, SeedPeriodTurn)
