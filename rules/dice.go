@@ -26,11 +26,16 @@ type RollRequest struct {
 }
 
 // Rolled is the answer of a dice source: the faces, whether they came from a
-// digital source or physical dice, and who entered physical dice.
+// digital source or physical dice, and who entered physical dice. A digital
+// roll by ledger-dice-v2 also says what it mixed in besides the seed and the
+// counter: the id of the command it settles and the nonce of the player
+// whose own command it is (docs/dice.md).
 type Rolled struct {
 	Values    []int  `json:"values"`
 	Source    string `json:"source"`
 	EnteredBy string `json:"entered_by,omitempty"`
+	CommandID string `json:"command_id,omitempty"`
+	Nonce     string `json:"nonce,omitempty"`
 }
 
 // Dice is where Decide gets its rolls: the engine never invents a value. The
@@ -100,6 +105,12 @@ func roll(dice Dice, req RollRequest) (Rolled, error) {
 	if r.Source == SourcePhysical && r.EnteredBy == "" {
 		return Rolled{}, fmt.Errorf("roll %d (%s): physical dice without entered_by: %w", req.Counter, req.Purpose, ErrBadRoll)
 	}
+	if r.Source == SourcePhysical && (r.CommandID != "" || r.Nonce != "") {
+		return Rolled{}, fmt.Errorf("roll %d (%s): physical dice mix no command id or nonce: %w", req.Counter, req.Purpose, ErrBadRoll)
+	}
+	if r.Nonce != "" && (r.CommandID == "" || !lowerHex(r.Nonce) || len(r.Nonce)%2 != 0 || len(r.Nonce) < minNonceHex || len(r.Nonce) > maxNonceHex) {
+		return Rolled{}, fmt.Errorf("roll %d (%s): nonce %.80q is not %d to %d lowercase hex digits with a command id: %w", req.Counter, req.Purpose, r.Nonce, minNonceHex, maxNonceHex, ErrBadRoll)
+	}
 	r.Values = append([]int(nil), r.Values...)
 	return r, nil
 }
@@ -121,6 +132,16 @@ type DiceRolled struct {
 	Turn    int    `json:"turn"`
 	// Period is the dice seed period a digital roll derives from.
 	Period string `json:"period,omitempty"`
+	// CommandID is the id of the command the roll settles, mixed into a
+	// digital roll of a ledger-dice-v2 period (empty before v2).
+	CommandID string `json:"command_id,omitempty"`
+	// Nonce is the fresh randomness (hex) the device of the player whose
+	// own command it is sent with it, mixed into a ledger-dice-v2 roll.
+	// Empty: the roll carried no player's nonce (the umpire's or the
+	// operator's own command, one entered for a player, or a player's
+	// command sent without one), and whoever holds the period's seed could
+	// compute it in advance; the audit counts such rolls apart.
+	Nonce string `json:"nonce,omitempty"`
 }
 
 // EventType implements Event.
@@ -394,7 +415,7 @@ func newDiceRolled(s *State, counter uint64, purpose string, spec DiceSpec, r Ro
 	e := &DiceRolled{Counter: counter, Purpose: purpose, Count: spec.Count, Sides: spec.Sides, Values: r.Values,
 		Source: r.Source, EnteredBy: r.EnteredBy, Command: command, Turn: s.Turn}
 	if r.Source == SourceDigital {
-		e.Period = s.Dice.Period
+		e.Period, e.CommandID, e.Nonce = s.Dice.Period, r.CommandID, r.Nonce
 	}
 	return e
 }
@@ -426,6 +447,15 @@ func applyDice(s *State, e Event) {
 	}
 }
 
+// A player's nonce as a roll records it: 16 to 64 lowercase hex digits.
+const (
+	minNonceHex = 2 * dice.MinNonce
+	maxNonceHex = 2 * dice.MaxNonce
+)
+
+// lowerHex reports whether s is lowercase hexadecimal digits only.
+func lowerHex(s string) bool { return strings.Trim(s, "0123456789abcdef") == "" }
+
 // describeDice says a dice event in words.
 func describeDice(e Event) string {
 	switch ev := e.(type) {
@@ -437,6 +467,9 @@ func describeDice(e Event) string {
 		src := ev.Source
 		if ev.EnteredBy != "" {
 			src += " by " + ev.EnteredBy
+		}
+		if ev.Nonce != "" {
+			src += ", player's nonce " + ev.Nonce[:min(len(ev.Nonce), 8)] + "…"
 		}
 		return fmt.Sprintf("roll #%d %dD%d = %s (%s) for %s", ev.Counter, ev.Count, ev.Sides, strings.Join(vals, "+"), src, ev.Purpose)
 	case *DiceCommitted:

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -138,5 +139,50 @@ func TestSealedFieldsNotFromJSON(t *testing.T) {
 	}
 	if _, err := DecodeCommand(CmdBattleEnd, []byte(`{"reason":"x","DiceReveal":"ab"}`)); err == nil {
 		t.Fatal("a command body set the service-only reveal")
+	}
+}
+
+// noncedDice answers a digital roll of ledger-dice-v2 with what it mixed in.
+type noncedDice struct {
+	Rolled
+}
+
+func (d noncedDice) Roll(req RollRequest) (Rolled, error) {
+	r := d.Rolled
+	r.Values = make([]int, req.Count)
+	for i := range r.Values {
+		r.Values[i] = 3
+	}
+	return r, nil
+}
+
+// TestRollRecordsCommandAndNonce: a digital roll records the command id and
+// the player's nonce its source mixed in; a physical roll, or a nonce that
+// is not 16 to 64 lowercase hex digits with a command id, is an impossible
+// answer, and nothing is decided.
+func TestRollRecordsCommandAndNonce(t *testing.T) {
+	_, s := seededSetup(t, "", testSeed)
+	order := func() Command {
+		return cmd(t, CmdOrderGive, `{"general":"r1-gen","units":["r1-inf1"],"content":{"action":"move"}}`)
+	}
+	for _, bad := range []Rolled{
+		{Source: SourcePhysical, EnteredBy: "alice", Nonce: "00112233445566778899aabbccddeeff"},
+		{Source: SourcePhysical, EnteredBy: "alice", CommandID: "c-1"},
+		{Source: SourceDigital, Nonce: "00112233445566778899aabbccddeeff"},
+		{Source: SourceDigital, CommandID: "c-1", Nonce: "00112233445566778899AABBCCDDEEFF"},
+		{Source: SourceDigital, CommandID: "c-1", Nonce: "0011"},
+		{Source: SourceDigital, CommandID: "c-1", Nonce: "00112233445566778"},
+	} {
+		if _, err := Decide(s, order(), noncedDice{bad}); !errors.Is(err, ErrBadRoll) {
+			t.Errorf("%+v: %v, want ErrBadRoll", bad, err)
+		}
+	}
+	evs := mustDecide(t, s, order(), noncedDice{Rolled{Source: SourceDigital, CommandID: "page-1", Nonce: "00112233445566778899aabbccddeeff"}})
+	d := findEvent[*DiceRolled](evs)
+	if d == nil || d.CommandID != "page-1" || d.Nonce != "00112233445566778899aabbccddeeff" || d.Period != SeedPeriodBattle {
+		t.Fatalf("dice.rolled = %+v", d)
+	}
+	if got := describeDice(d); !strings.Contains(got, "player's nonce 00112233…") {
+		t.Errorf("description %q does not show the nonce", got)
 	}
 }
