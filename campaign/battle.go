@@ -186,9 +186,15 @@ func (s *Service) prepare(ctx context.Context, key events.Key, st *rules.State, 
 }
 
 // diceFor returns the dice the command will use: the physical values the
-// player entered, or the digital source of the current period. finish
-// refuses a command that left entered dice unused.
+// player entered, or the digital source of the current period, which by
+// ledger-dice-v2 mixes in the command's id and, for a player's own
+// command, the nonce from their device. finish refuses a command that left
+// entered dice unused.
 func (s *Service) diceFor(ctx context.Context, key events.Key, st *rules.State, req call) (rules.Dice, func() error, error) {
+	nonce, err := playerNonce(req)
+	if err != nil {
+		return nil, nil, err
+	}
 	if len(req.Dice.Values) > 0 {
 		by := req.Dice.EnteredBy
 		if by == "" {
@@ -204,6 +210,9 @@ func (s *Service) diceFor(ctx context.Context, key events.Key, st *rules.State, 
 	if req.DryRun {
 		return dryRunDice{}, func() error { return nil }, nil
 	}
+	if !dice.Known(st.Dice.Scheme) {
+		return nil, nil, fmt.Errorf("campaign: %s period %s commits to dice scheme %q, which this program does not know", key, period, st.Dice.Scheme)
+	}
 	seed, err := s.sealedSeed(ctx, key, period, false, false)
 	if err != nil {
 		return nil, nil, err
@@ -212,5 +221,9 @@ func (s *Service) diceFor(ctx context.Context, key events.Key, st *rules.State, 
 		return nil, nil, fmt.Errorf("campaign: the sealed dice seed of %s period %s does not match its commitment", key, period)
 	}
 	in := dice.Input{Seed: seed, PlayerSeeds: st.Dice.PlayerSeeds, Battle: key.String(), Period: period}
-	return &digitalDice{in: in}, func() error { return nil }, nil
+	d := &digitalDice{scheme: st.Dice.Scheme, in: in}
+	if d.scheme != dice.SchemeV1 {
+		d.command, d.nonce = req.ID, nonce
+	}
+	return d, func() error { return nil }, nil
 }

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/clubledger/ledger/rules"
 	"github.com/clubledger/ledger/rules/dice"
@@ -59,18 +60,56 @@ func (p *physicalDice) leftover() error {
 	}
 }
 
-// digitalDice derives rolls from the battle's committed secret seed
-// (docs/dice.md); the same inputs give the same values on any machine.
+// digitalDice derives rolls from the battle's committed secret seed by the
+// period's scheme (docs/dice.md); the same inputs give the same values on
+// any machine. By ledger-dice-v2 every roll also mixes in the id of the
+// command it settles and, when the command is a player's own, the nonce
+// their device sent with it.
 type digitalDice struct {
-	in dice.Input
+	scheme  string
+	in      dice.Input
+	command string // v2: the command's id
+	nonce   string // v2: the player's nonce, lowercase hex; "" for none
 }
 
 func (d *digitalDice) Roll(req rules.RollRequest) (rules.Rolled, error) {
-	vals, err := dice.Roll(d.in, req.Counter, req.Count, req.Sides)
+	if d.scheme == dice.SchemeV1 {
+		vals, err := dice.Roll(d.in, req.Counter, req.Count, req.Sides)
+		if err != nil {
+			return rules.Rolled{}, fmt.Errorf("digital dice: %w", err)
+		}
+		return rules.Rolled{Values: vals, Source: rules.SourceDigital}, nil
+	}
+	nonce, err := dice.ParseNonce(d.nonce)
 	if err != nil {
 		return rules.Rolled{}, fmt.Errorf("digital dice: %w", err)
 	}
-	return rules.Rolled{Values: vals, Source: "digital"}, nil
+	vals, err := dice.Derive(d.scheme, d.in, dice.Draw{Counter: req.Counter, Command: d.command, Nonce: nonce}, req.Count, req.Sides)
+	if err != nil {
+		return rules.Rolled{}, fmt.Errorf("digital dice: %w", err)
+	}
+	return rules.Rolled{Values: vals, Source: rules.SourceDigital, CommandID: d.command, Nonce: d.nonce}, nil
+}
+
+// playerNonce returns the nonce a command's digital dice mix in: the one
+// its request carries when the command is a player's own (given by that
+// player, not entered for them), lowercase; "" otherwise. A nonce sent with
+// the umpire's or the operator's command, or with one they enter for a
+// player, comes from their own device: mixed in, it would hand whoever
+// holds the period's seed and sends the command a free choice of the roll,
+// so it is left out and the roll is counted as one without a player's
+// nonce (docs/dice.md). A malformed nonce is refused whoever sends it.
+func playerNonce(req call) (string, error) {
+	if req.Nonce == "" {
+		return "", nil
+	}
+	if _, err := dice.ParseNonce(req.Nonce); err != nil {
+		return "", &InvalidInput{Field: "nonce", Reason: fmt.Sprintf("%d to %d hex digits of fresh randomness from the device", 2*dice.MinNonce, 2*dice.MaxNonce)}
+	}
+	if req.as.Role != RolePlayer || req.as.Player != req.Principal.Player {
+		return "", nil
+	}
+	return strings.ToLower(req.Nonce), nil
 }
 
 // dryRunDice stops a dry run at its first digital roll: showing a roll

@@ -1,14 +1,18 @@
 package audit_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/clubledger/ledger/campaign/audit"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/rules"
+	"github.com/clubledger/ledger/rules/dice"
 )
 
 // pythonBlock returns the ```python block of a docs page that starts with first.
@@ -45,7 +49,7 @@ func TestDocsPythonAudit(t *testing.T) {
 		}
 		return p
 	}
-	write("ledger_dice.py", pythonBlock(t, "dice.md", "# ledger-dice-v1 reference implementation\n"))
+	write("ledger_dice.py", pythonBlock(t, "dice.md", "# ledger-dice reference implementation: ledger-dice-v1 and ledger-dice-v2\n"))
 	write("ledger_ed25519.py", pythonBlock(t, "audit.md", "# Ed25519 signature verification (RFC 8032"))
 	script := write("audit_export.py", pythonBlock(t, "audit.md", "# ledger-export offline audit"))
 	run := func(file string) (int, string) {
@@ -91,5 +95,107 @@ func TestDocsPythonAudit(t *testing.T) {
 	file[at] = 'c'
 	if code, out := run(write("flipped.jsonl", string(file))); code != 1 || !strings.Contains(out, "altered") {
 		t.Errorf("a flipped byte: exit %d\n%s", code, out)
+	}
+}
+
+// verifierReport is what docs/verify_dice.py --json prints.
+type verifierReport struct {
+	Battle       string            `json:"battle"`
+	DigitalRolls int               `json:"digital_rolls"`
+	Recomputed   int               `json:"recomputed"`
+	Unverified   int               `json:"unverified"`
+	V1Rolls      int               `json:"v1_rolls"`
+	Nonces       map[string][2]int `json:"nonces"`
+	Problems     []string          `json:"problems"`
+}
+
+// runVerifier runs docs/verify_dice.py --json on an export file.
+func runVerifier(t *testing.T, python, file string) (int, verifierReport) {
+	t.Helper()
+	cmd := exec.Command(python, "../../docs/verify_dice.py", "--json", file)
+	out, err := cmd.Output()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	var r verifierReport
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("verify_dice.py printed %q: %v", out, err)
+	}
+	return code, r
+}
+
+// TestIndependentVerifierAgrees runs the independent verifier of
+// docs/dice.md section 12 (docs/verify_dice.py, Python, written from the
+// page alone) on exported battles and requires it to agree with the
+// ledger's audit: a battle played with player nonces over two periods, one
+// begun with ledger-dice-v1, the example battle (no player nonces), and a
+// forgery of the first (one nonce changed, re-signed by the key holder),
+// where both name the same roll. It is skipped without python3.
+func TestIndependentVerifierAgrees(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found")
+	}
+	dir := t.TempDir()
+	nonced := playNoncedBattle(t, dice.SchemeV2)
+	noncedEvs := nonced.evs
+	playerRoll := find(t, noncedEvs, rules.EvDiceRolled, func(e events.Envelope) bool {
+		var r rules.DiceRolled
+		return json.Unmarshal(e.Payload, &r) == nil && r.Nonce != ""
+	})
+	forged := cloneEnvs(noncedEvs)
+	edit(t, &forged[playerRoll], func(r *rules.DiceRolled) { r.Nonce = strings.Repeat("0", len(r.Nonce)) })
+	forged = rechainWith(t, forged, nonced.l.keys.Signer)
+
+	for _, c := range []struct {
+		name string
+		evs  []events.Envelope
+	}{
+		{"nonced", noncedEvs},
+		{"v1", playNoncedBattle(t, dice.SchemeV1).evs},
+		{"first battle", playFirstBattle(t)},
+		{"forged", forged},
+	} {
+		file := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".jsonl")
+		if err := os.WriteFile(file, exportBytes(t, c.evs, false), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep := readExport(t, exportBytes(t, c.evs, false)).Verify()
+		code, py := runVerifier(t, python, file)
+
+		// What the ledger's audit says, in the verifier's terms.
+		want := verifierReport{Battle: rep.Campaign + "/" + rep.Battle, Nonces: map[string][2]int{}}
+		for _, p := range rep.Periods {
+			want.DigitalRolls += p.DigitalRolls
+			want.Recomputed += p.Recomputed
+			if p.Scheme == dice.SchemeV1 {
+				want.V1Rolls += p.DigitalRolls
+			}
+		}
+		for _, p := range rep.Players {
+			if p.NonceRolls+p.NoNonceRolls > 0 {
+				want.Nonces[p.Player] = [2]int{p.NonceRolls, p.NoNonceRolls}
+			}
+		}
+		got := py
+		got.Problems = nil
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: the verifier says %+v, the audit %+v", c.name, got, want)
+		}
+		if c.name != "forged" {
+			if code != 0 || len(py.Problems) != 0 || rep.Failed() || want.Recomputed != want.DigitalRolls || want.DigitalRolls == 0 {
+				t.Errorf("%s: verifier exit %d %v; audit failed %v", c.name, code, py.Problems, rep.Failures())
+			}
+			continue
+		}
+		f := firstFailure(t, rep, audit.CheckRolls)
+		roll := fmt.Sprintf("roll %d ", f.Counter)
+		if code != 1 || len(py.Problems) != 1 || !strings.Contains(py.Problems[0], fmt.Sprintf("v%d ", forged[playerRoll].Version)) ||
+			!strings.Contains(py.Problems[0], roll+"recomputes") || f.Version != forged[playerRoll].Version {
+			t.Errorf("the forgery: verifier exit %d %v; audit %s", code, py.Problems, f)
+		}
 	}
 }

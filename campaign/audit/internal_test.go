@@ -18,7 +18,8 @@ import (
 )
 
 // TestDocsVectors recomputes every published test vector of docs/dice.md
-// section 6, read from the page itself, with the audit's recomputation.
+// section 6, both schemes, read from the page itself, with the audit's
+// recomputation.
 func TestDocsVectors(t *testing.T) {
 	b, err := os.ReadFile("../../docs/dice.md")
 	if err != nil {
@@ -40,34 +41,69 @@ func TestDocsVectors(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.ReplaceAll(m[1], "\n", " ")), &borodino); err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile("(?m)^\\| (\\d+) \\| ([AB]) \\| `([^`]+)` \\| `([^`]+)` \\| (none|Borodino|`[^`]+`) \\| (\\d+) \\| (\\d+) \\| (\\d+) \\| ([\\d, ]+)")
-	rows := row.FindAllStringSubmatch(doc, -1)
-	if len(rows) < 7 {
-		t.Fatalf("found %d vector rows in docs/dice.md, want 7", len(rows))
+	playerSeeds := func(p string) map[string]string {
+		switch p {
+		case "none":
+			return map[string]string{}
+		case "Borodino":
+			return borodino
+		}
+		var m map[string]string
+		if err := json.Unmarshal([]byte(strings.Trim(p, "`")), &m); err != nil {
+			t.Fatalf("vector players %s: %v", p, err)
+		}
+		return m
+	}
+	ints := func(s string) []int {
+		var out []int
+		for _, f := range strings.Split(s, ",") {
+			v, _ := strconv.Atoi(strings.TrimSpace(f))
+			out = append(out, v)
+		}
+		return out
+	}
+	check := func(id, scheme, seed, battle, period, players string, ev *rules.DiceRolled, n, sides, want string) {
+		t.Helper()
+		nn, _ := strconv.Atoi(n)
+		ns, _ := strconv.Atoi(sides)
+		got, err := recomputeRoll(scheme, seeds[seed], playerSeeds(players), battle, period, ev, nn, ns)
+		if err != nil || !slices.Equal(got, ints(want)) {
+			t.Errorf("vector %s: audit recomputes %v (%v), docs publish %v", id, got, err, ints(want))
+		}
+	}
+
+	v1 := regexp.MustCompile("(?m)^\\| (\\d+) \\| ([AB]) \\| `([^`]+)` \\| `([^`]+)` \\| (none|Borodino|`[^`]+`) \\| (\\d+) \\| (\\d+) \\| (\\d+) \\| ([\\d, ]+)")
+	rows := v1.FindAllStringSubmatch(doc, -1)
+	if len(rows) != 7 {
+		t.Fatalf("found %d ledger-dice-v1 vector rows in docs/dice.md, want 7", len(rows))
 	}
 	for _, r := range rows {
-		players := map[string]string{}
-		switch p := r[5]; p {
-		case "none":
-		case "Borodino":
-			players = borodino
-		default:
-			if err := json.Unmarshal([]byte(strings.Trim(p, "`")), &players); err != nil {
-				t.Fatalf("vector %s players: %v", r[1], err)
-			}
-		}
 		counter, _ := strconv.ParseUint(r[6], 10, 64)
-		n, _ := strconv.Atoi(r[7])
-		sides, _ := strconv.Atoi(r[8])
-		var want []int
-		for _, f := range strings.Split(r[9], ",") {
-			v, _ := strconv.Atoi(strings.TrimSpace(f))
-			want = append(want, v)
+		check(r[1], dice.SchemeV1, r[2], r[3], r[4], r[5], &rules.DiceRolled{Counter: counter}, r[7], r[8], r[9])
+	}
+
+	defs := regexp.MustCompile("Nonce N is\\s+`([0-9a-f]+)`; the page's command id P is `([^`]+)`").FindStringSubmatch(doc)
+	if defs == nil {
+		t.Fatal("docs/dice.md does not define nonce N and command id P")
+	}
+	v2 := regexp.MustCompile("(?m)^\\| (\\d+) \\| ([AB]) \\| `([^`]+)` \\| `([^`]+)` \\| (none|Borodino|`[^`]+`) \\| (\\d+) \\| (P|`[^`]+`) \\| (N|none|`[0-9a-f]+`) \\| (\\d+) \\| (\\d+) \\| ([\\d, ]+)")
+	rows = v2.FindAllStringSubmatch(doc, -1)
+	if len(rows) != 7 {
+		t.Fatalf("found %d ledger-dice-v2 vector rows in docs/dice.md, want 7", len(rows))
+	}
+	for _, r := range rows {
+		counter, _ := strconv.ParseUint(r[6], 10, 64)
+		ev := &rules.DiceRolled{Counter: counter, CommandID: strings.Trim(r[7], "`"), Nonce: strings.Trim(r[8], "`")}
+		if r[7] == "P" {
+			ev.CommandID = defs[2]
 		}
-		got, err := recomputeRoll(seeds[r[2]], players, r[3], r[4], counter, n, sides)
-		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("vector %s: audit recomputes %v (%v), docs publish %v", r[1], got, err, want)
+		switch r[8] {
+		case "N":
+			ev.Nonce = defs[1]
+		case "none":
+			ev.Nonce = ""
 		}
+		check(r[1], dice.SchemeV2, r[2], r[3], r[4], r[5], ev, r[9], r[10], r[11])
 	}
 }
 

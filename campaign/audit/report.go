@@ -39,10 +39,15 @@ const (
 	// CheckSeedTiming: every player's seed was added to the open period
 	// after its commitment and before its first digital roll.
 	CheckSeedTiming = "seed_timing"
+	// CheckNonces: every digital roll of a ledger-dice-v2 period records
+	// the command it settles, and a player's nonce only on that player's
+	// own command; the summary counts the rolls with and without a
+	// player's nonce, by player (docs/dice.md).
+	CheckNonces = "nonces"
 )
 
 // checkOrder and checkTitles say what each check proves, for reports.
-var checkOrder = []string{CheckChain, CheckSignatures, CheckHeads, CheckDecode, CheckReveals, CheckRolls, CheckCounters, CheckOrders, CheckSeedTiming}
+var checkOrder = []string{CheckChain, CheckSignatures, CheckHeads, CheckDecode, CheckReveals, CheckRolls, CheckCounters, CheckOrders, CheckSeedTiming, CheckNonces}
 
 var checkTitles = map[string]string{
 	CheckChain:      "hash chain: versions 1..n, each prev_hash the SHA-256 of the event before",
@@ -50,10 +55,11 @@ var checkTitles = map[string]string{
 	CheckHeads:      "every head hash kept (--head) is an event of this chain",
 	CheckDecode:     "every event of a known type and schema, its payload readable",
 	CheckReveals:    "every revealed seed matches its commitment",
-	CheckRolls:      "every digital roll recomputes from the revealed seeds (ledger-dice-v1)",
+	CheckRolls:      "every digital roll recomputes from the revealed seeds (ledger-dice-v1, v2)",
 	CheckCounters:   "roll counters 1..n, no gap, no repeat",
 	CheckOrders:     "every order reads its cited roll against its rating as the ruleset says",
 	CheckSeedTiming: "no player seed after its period's first digital roll",
+	CheckNonces:     "v2 rolls name their command; a player's nonce only on their own command",
 }
 
 // Status is the verdict of a check or a finding.

@@ -26,6 +26,14 @@ type PlayerStats struct {
 	Dice          int    `json:"dice"`
 	DigitalDice   int    `json:"digital_dice"`
 	PhysicalDice  int    `json:"physical_dice"`
+	// NonceRolls counts the player's digital rolls of ledger-dice-v2
+	// periods that carried the nonce of the player's own device;
+	// NoNonceRolls those that carried none (their command entered for
+	// them, or sent without one; for the umpire and the operator, all of
+	// theirs). Only a roll with a player's nonce is out of reach of whoever
+	// holds the period's seed before the command arrives (docs/dice.md).
+	NonceRolls   int `json:"nonce_rolls"`
+	NoNonceRolls int `json:"no_nonce_rolls"`
 	// Faces holds a distribution per source ("all", "digital", "physical")
 	// and die size, for the sources the player used.
 	Faces []FaceStats `json:"faces"`
@@ -104,6 +112,13 @@ func (a *auditor) statistics() {
 		}
 		for _, p := range []*playerAcc{get(player), all} {
 			p.addRoll(ro.ev)
+			if ro.period != nil && ro.period.Scheme == dice.SchemeV2 {
+				if ro.ev.Nonce != "" {
+					p.NonceRolls++
+				} else {
+					p.NoNonceRolls++
+				}
+			}
 		}
 	}
 	odds := map[oddsKey]map[outcomeKey]float64{}

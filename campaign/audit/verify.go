@@ -104,6 +104,7 @@ type roll struct {
 	ref    EventRef
 	ev     *rules.DiceRolled
 	actor  string
+	env    *events.Envelope
 	period *period
 	seeds  map[string]string
 	cited  *EventRef
@@ -320,11 +321,13 @@ func (a *auditor) event(d *events.Envelope, seq uint64) {
 	case *rules.DiceCommitted:
 		a.committed(r, ev)
 	case *rules.DiceSeedAdded:
-		a.seedAdded(r, d.Author(), ev)
+		// Who typed it: the player it names, or the umpire or operator
+		// who entered it for them.
+		a.seedAdded(r, d.Actor, ev)
 	case *rules.DiceRevealed:
 		a.revealed(r, ev)
 	case *rules.DiceRolled:
-		a.rolled(r, d.Author(), ev)
+		a.rolled(r, d, ev)
 	case *rules.OrderResolved:
 		a.resolved(r, d.Author(), ev)
 	case *rules.BattleEnded:
@@ -340,12 +343,12 @@ func (a *auditor) committed(r EventRef, ev *rules.DiceCommitted) {
 		return
 	}
 	p := &period{Period: Period{Period: ev.Period, Scheme: ev.Scheme, Commitment: ev.Commitment, CommittedAt: r.Version, Seeds: []PlayerSeed{}},
-		ref: r, schemeOK: ev.Scheme == dice.Scheme, seeds: map[string]string{}}
+		ref: r, schemeOK: dice.Known(ev.Scheme), seeds: map[string]string{}}
 	if ev.Period == "" {
 		a.fail(CheckReveals, r, "a commitment without a period")
 	}
 	if !p.schemeOK {
-		a.fail(CheckReveals, r, "period %q uses dice scheme %q; this audit knows %q only", ev.Period, ev.Scheme, dice.Scheme)
+		a.fail(CheckReveals, r, "period %q uses dice scheme %q; this audit knows %s and %s only", ev.Period, ev.Scheme, dice.SchemeV1, dice.SchemeV2)
 	}
 	if len(ev.Commitment) != 64 || strings.Trim(ev.Commitment, "0123456789abcdef") != "" {
 		a.fail(CheckReveals, r, "commitment %q is not a lowercase hex SHA-256", ev.Commitment)
@@ -400,8 +403,8 @@ func (a *auditor) revealed(r EventRef, ev *rules.DiceRevealed) {
 	p.Verified = true
 }
 
-func (a *auditor) rolled(r EventRef, actor string, ev *rules.DiceRolled) {
-	ro := &roll{ref: r, ev: ev, actor: actor}
+func (a *auditor) rolled(r EventRef, env *events.Envelope, ev *rules.DiceRolled) {
+	ro := &roll{ref: r, ev: ev, actor: env.Author(), env: env}
 	a.rollOrder = append(a.rollOrder, ro)
 	// Check 4: counters.
 	a.checks[CheckCounters].Checked++
@@ -435,6 +438,10 @@ func (a *auditor) rolled(r EventRef, actor string, ev *rules.DiceRolled) {
 		if ev.EnteredBy == "" {
 			a.add(CheckRolls, Fail, r, ev.Counter, "physical roll %d does not say who entered it", ev.Counter)
 		}
+		if ev.CommandID != "" || ev.Nonce != "" {
+			a.checks[CheckNonces].Checked++
+			a.add(CheckNonces, Fail, r, ev.Counter, "physical roll %d records a command id or a nonce: only digital dice mix them in", ev.Counter)
+		}
 		return
 	case rules.SourceDigital:
 	default:
@@ -466,6 +473,39 @@ func (a *auditor) rolled(r EventRef, actor string, ev *rules.DiceRolled) {
 	}
 	p.rolls = append(p.rolls, ro)
 	p.DigitalRolls++
+	a.nonce(ro)
+}
+
+// nonce checks check 10 on one digital roll: by ledger-dice-v2 it records
+// the id of the command it settles (the event's own command id), and a
+// nonce only when the command is a player's own, entered by them; by
+// ledger-dice-v1 it records neither. Who gave the command with or without a
+// nonce is counted in the statistics (PlayerStats.NonceRolls).
+func (a *auditor) nonce(ro *roll) {
+	ev, r := ro.ev, ro.ref
+	a.checks[CheckNonces].Checked++
+	switch ro.period.Scheme {
+	case dice.SchemeV1:
+		if ev.CommandID != "" || ev.Nonce != "" {
+			a.add(CheckNonces, Fail, r, ev.Counter, "digital roll %d records a command id or a nonce, but its period %q is %s, which mixes in neither", ev.Counter, ro.period.Period.Period, dice.SchemeV1)
+		}
+	case dice.SchemeV2:
+		switch {
+		case ev.CommandID == "":
+			a.add(CheckNonces, Fail, r, ev.Counter, "digital roll %d of %s period %q does not record the command it settles", ev.Counter, dice.SchemeV2, ro.period.Period.Period)
+		case ev.CommandID != ro.env.CommandID:
+			a.add(CheckNonces, Fail, r, ev.Counter, "digital roll %d records command %q, but its event belongs to command %q", ev.Counter, ev.CommandID, ro.env.CommandID)
+		}
+		if ev.Nonce == "" {
+			return
+		}
+		if _, err := dice.ParseNonce(ev.Nonce); err != nil || strings.ToLower(ev.Nonce) != ev.Nonce {
+			a.add(CheckNonces, Fail, r, ev.Counter, "digital roll %d: nonce %.80q is not %d to %d lowercase hex digits", ev.Counter, ev.Nonce, 2*dice.MinNonce, 2*dice.MaxNonce)
+		}
+		if ro.env.OnBehalfOf != "" {
+			a.add(CheckNonces, Fail, r, ev.Counter, "digital roll %d carries a player's nonce, but %s entered the command for %s: the ledger mixes in only the nonce of a player's own command", ev.Counter, ro.env.Actor, ro.env.OnBehalfOf)
+		}
+	}
 }
 
 func counterRange(from, to uint64) string {
@@ -649,14 +689,14 @@ func (a *auditor) recompute(p *period) {
 		return
 	}
 	for _, ro := range p.rolls {
-		want, err := recomputeRoll(p.Seed, ro.seeds, a.battle, p.Period.Period, ro.ev.Counter, ro.ev.Count, ro.ev.Sides)
+		want, err := recomputeRoll(p.Scheme, p.Seed, ro.seeds, a.battle, p.Period.Period, ro.ev, ro.ev.Count, ro.ev.Sides)
 		if err != nil {
 			a.add(CheckRolls, Fail, ro.ref, ro.ev.Counter, "roll %d cannot be recomputed: %v", ro.ev.Counter, err)
 			continue
 		}
 		if !slices.Equal(want, ro.ev.Values) {
-			f := a.add(CheckRolls, Fail, ro.ref, ro.ev.Counter, "digital roll %d (%dD%d, period %q, %d player %s) does not recompute from the revealed seed",
-				ro.ev.Counter, ro.ev.Count, ro.ev.Sides, p.Period.Period, len(ro.seeds), plural(len(ro.seeds), "seed", "seeds"))
+			f := a.add(CheckRolls, Fail, ro.ref, ro.ev.Counter, "digital roll %d (%dD%d, period %q, %d player %s%s) does not recompute from the revealed seed",
+				ro.ev.Counter, ro.ev.Count, ro.ev.Sides, p.Period.Period, len(ro.seeds), plural(len(ro.seeds), "seed", "seeds"), v2Inputs(p.Scheme, ro.ev))
 			f.Expected, f.Recorded = want, ro.ev.Values
 			continue
 		}
@@ -664,14 +704,83 @@ func (a *auditor) recompute(p *period) {
 	}
 }
 
-// recomputeRoll derives a digital roll again (docs/dice.md section 3):
-// seedHex is the revealed seed, battle the "<campaign>/<battle>" id.
-func recomputeRoll(seedHex string, players map[string]string, battle, period string, counter uint64, n, sides int) ([]int, error) {
+// recomputeRoll derives a digital roll again by its period's scheme
+// (docs/dice.md section 3): seedHex is the revealed seed, battle the
+// "<campaign>/<battle>" id; ev gives the counter and, by ledger-dice-v2,
+// the command id and the nonce.
+func recomputeRoll(scheme, seedHex string, players map[string]string, battle, period string, ev *rules.DiceRolled, n, sides int) ([]int, error) {
 	seed, err := dice.ParseSeed(seedHex)
 	if err != nil {
 		return nil, fmt.Errorf("revealed seed: %w", err)
 	}
-	return dice.Roll(dice.Input{Seed: seed, PlayerSeeds: players, Battle: battle, Period: period}, counter, n, sides)
+	d := dice.Draw{Counter: ev.Counter}
+	if scheme != dice.SchemeV1 {
+		d.Command = ev.CommandID
+		if d.Nonce, err = dice.ParseNonce(ev.Nonce); err != nil {
+			return nil, err
+		}
+	}
+	return dice.Derive(scheme, dice.Input{Seed: seed, PlayerSeeds: players, Battle: battle, Period: period}, d, n, sides)
+}
+
+// v2Inputs names what a ledger-dice-v2 roll mixes in besides the counter.
+func v2Inputs(scheme string, ev *rules.DiceRolled) string {
+	if scheme != dice.SchemeV2 {
+		return ""
+	}
+	if ev.Nonce == "" {
+		return fmt.Sprintf(", command %s, no player's nonce", ev.CommandID)
+	}
+	return fmt.Sprintf(", command %s, nonce %.8s…", ev.CommandID, ev.Nonce)
+}
+
+// nonceSummary counts the digital rolls of ledger-dice-v2 periods with and
+// without a player's nonce, by the person whose command each settles.
+func (a *auditor) nonceSummary() string {
+	with, without := map[string]int{}, map[string]int{}
+	nw, nwo, v1 := 0, 0, 0
+	for _, ro := range a.rollOrder {
+		if ro.period == nil {
+			continue
+		}
+		switch {
+		case ro.period.Scheme != dice.SchemeV2:
+			v1++
+		case ro.ev.Nonce != "":
+			with[ro.actor]++
+			nw++
+		default:
+			without[ro.actor]++
+			nwo++
+		}
+	}
+	by := func(m map[string]int) string {
+		if len(m) == 0 {
+			return ""
+		}
+		ids := make([]string, 0, len(m))
+		for id := range m {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		parts := make([]string, len(ids))
+		for i, id := range ids {
+			parts[i] = fmt.Sprintf("%s %d", id, m[id])
+		}
+		return " (" + strings.Join(parts, ", ") + ")"
+	}
+	v1s := fmt.Sprintf("%d %s %s", v1, dice.SchemeV1, plural(v1, "roll", "rolls"))
+	switch {
+	case nw+nwo == 0 && v1 == 0:
+		return "no digital rolls"
+	case nw+nwo == 0:
+		return v1s + ": no nonces"
+	}
+	s := fmt.Sprintf("%d with a player's nonce%s, %d without%s", nw, by(with), nwo, by(without))
+	if v1 > 0 {
+		s += "; " + v1s
+	}
+	return s
 }
 
 func (a *auditor) summaries() {
@@ -694,6 +803,7 @@ func (a *auditor) summaries() {
 	a.checks[CheckCounters].Summary = fmt.Sprintf("%d rolls, counters up to %d", len(a.rollOrder), a.lastCounter)
 	a.checks[CheckOrders].Summary = fmt.Sprintf("%d orders", len(a.orders))
 	a.checks[CheckSeedTiming].Summary = fmt.Sprintf("%d player %s", a.seedsAdded, plural(a.seedsAdded, "seed", "seeds"))
+	a.checks[CheckNonces].Summary = a.nonceSummary()
 }
 
 func plural(n int, one, many string) string {
