@@ -39,6 +39,8 @@ func (c *cli) auditCommand() *cobra.Command {
   counters     roll counters 1..n, no gap, no repeat
   orders       every order reads its cited roll against its rating as the ruleset says
   seed_timing  no player seed after its period's first digital roll
+  nonces       v2 rolls name their command, a player's nonce only on their own;
+               how many rolls carried a player's nonce and how many did not, by player
 
 then prints each player's dice (faces, chi-square against a fair die) and
 order outcomes against their exact expected numbers.
