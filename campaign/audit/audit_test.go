@@ -109,7 +109,7 @@ func TestExportKeepsStoredBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if meta.Format != "ledger-export-v2" || len(meta.Keys) != 1 || meta.Keys[0].Key != firstBattleKeys(t).Signer.KeyHex() || meta.SignedFrom != evs[0].Sequence || meta.Campaign != "demo-1809" || meta.Battle != "eggmuhl" || meta.Events != len(evs) ||
-		meta.Scheme != "ledger-dice-v1" || meta.Head != events.Hash(evs[len(evs)-1].Raw) || !meta.ExportedAt.Equal(exportTime) {
+		meta.Scheme != dice.Scheme || meta.Head != events.Hash(evs[len(evs)-1].Raw) || !meta.ExportedAt.Equal(exportTime) {
 		t.Errorf("header: %+v", meta)
 	}
 	x := readExport(t, b)

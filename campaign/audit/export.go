@@ -40,7 +40,8 @@ type Meta struct {
 	ExportedAt time.Time `json:"exported_at"`
 	// Events is the number of event lines that follow the header.
 	Events int `json:"events"`
-	// Scheme is the dice scheme of the battle's commitments ("ledger-dice-v1"),
+	// Scheme is the dice scheme of the battle's first commitment
+	// ("ledger-dice-v2", or "ledger-dice-v1" for a battle begun with it),
 	// empty when the battle has none yet.
 	Scheme string `json:"scheme"`
 	// Head is the hex SHA-256 of the last event's stored bytes: the value a
