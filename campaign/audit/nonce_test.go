@@ -234,7 +234,7 @@ func TestAuditOfAV1Battle(t *testing.T) {
 		t.Errorf("%d of %d recomputed; rolls %v", recomputed, digital, b.rolls)
 	}
 	c, _ := rep.Check(audit.CheckNonces)
-	if want := fmt.Sprintf("%d ledger-dice-v1 rolls: no nonces", digital); c.Summary != want {
+	if want := fmt.Sprintf("ledger-dice-v1 rolls: %d, no nonces", digital); c.Summary != want {
 		t.Errorf("nonces: %q, want %q", c.Summary, want)
 	}
 	// A nonce written into a v1 roll is named.

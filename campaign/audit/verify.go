@@ -695,8 +695,17 @@ func (a *auditor) recompute(p *period) {
 			continue
 		}
 		if !slices.Equal(want, ro.ev.Values) {
-			f := a.add(CheckRolls, Fail, ro.ref, ro.ev.Counter, "digital roll %d (%dD%d, period %q, %d player %s%s) does not recompute from the revealed seed",
-				ro.ev.Counter, ro.ev.Count, ro.ev.Sides, p.Period.Period, len(ro.seeds), plural(len(ro.seeds), "seed", "seeds"), v2Inputs(p.Scheme, ro.ev))
+			format := "digital roll %d (%dD%d, period %q, %d player %s) does not recompute from the revealed seed"
+			args := []any{ro.ev.Counter, ro.ev.Count, ro.ev.Sides, p.Period.Period, len(ro.seeds), plural(len(ro.seeds), "seed", "seeds")}
+			switch {
+			case p.Scheme == dice.SchemeV2 && ro.ev.Nonce != "":
+				format = "digital roll %d (%dD%d, period %q, %d player %s, command %s, nonce %.8s…) does not recompute from the revealed seed"
+				args = append(args, ro.ev.CommandID, ro.ev.Nonce)
+			case p.Scheme == dice.SchemeV2:
+				format = "digital roll %d (%dD%d, period %q, %d player %s, command %s, no player's nonce) does not recompute from the revealed seed"
+				args = append(args, ro.ev.CommandID)
+			}
+			f := a.add(CheckRolls, Fail, ro.ref, ro.ev.Counter, format, args...)
 			f.Expected, f.Recorded = want, ro.ev.Values
 			continue
 		}
@@ -723,20 +732,10 @@ func recomputeRoll(scheme, seedHex string, players map[string]string, battle, pe
 	return dice.Derive(scheme, dice.Input{Seed: seed, PlayerSeeds: players, Battle: battle, Period: period}, d, n, sides)
 }
 
-// v2Inputs names what a ledger-dice-v2 roll mixes in besides the counter.
-func v2Inputs(scheme string, ev *rules.DiceRolled) string {
-	if scheme != dice.SchemeV2 {
-		return ""
-	}
-	if ev.Nonce == "" {
-		return fmt.Sprintf(", command %s, no player's nonce", ev.CommandID)
-	}
-	return fmt.Sprintf(", command %s, nonce %.8s…", ev.CommandID, ev.Nonce)
-}
-
-// nonceSummary counts the digital rolls of ledger-dice-v2 periods with and
-// without a player's nonce, by the person whose command each settles.
-func (a *auditor) nonceSummary() string {
+// nonceSummary sums up check 10: the digital rolls of ledger-dice-v2
+// periods with and without a player's nonce, by the person whose command
+// each settles, and the rolls of ledger-dice-v1 periods, which mix none.
+func (a *auditor) nonceSummary() {
 	with, without := map[string]int{}, map[string]int{}
 	nw, nwo, v1 := 0, 0, 0
 	for _, ro := range a.rollOrder {
@@ -769,18 +768,17 @@ func (a *auditor) nonceSummary() string {
 		}
 		return " (" + strings.Join(parts, ", ") + ")"
 	}
-	v1s := fmt.Sprintf("%d %s %s", v1, dice.SchemeV1, plural(v1, "roll", "rolls"))
+	c := a.checks[CheckNonces]
 	switch {
 	case nw+nwo == 0 && v1 == 0:
-		return "no digital rolls"
+		c.Summary = "no digital rolls"
 	case nw+nwo == 0:
-		return v1s + ": no nonces"
+		c.Summary = fmt.Sprintf("%s rolls: %d, no nonces", dice.SchemeV1, v1)
+	case v1 == 0:
+		c.Summary = fmt.Sprintf("%d with a player's nonce%s, %d without%s", nw, by(with), nwo, by(without))
+	default:
+		c.Summary = fmt.Sprintf("%d with a player's nonce%s, %d without%s; %s rolls: %d", nw, by(with), nwo, by(without), dice.SchemeV1, v1)
 	}
-	s := fmt.Sprintf("%d with a player's nonce%s, %d without%s", nw, by(with), nwo, by(without))
-	if v1 > 0 {
-		s += "; " + v1s
-	}
-	return s
 }
 
 func (a *auditor) summaries() {
@@ -803,7 +801,7 @@ func (a *auditor) summaries() {
 	a.checks[CheckCounters].Summary = fmt.Sprintf("%d rolls, counters up to %d", len(a.rollOrder), a.lastCounter)
 	a.checks[CheckOrders].Summary = fmt.Sprintf("%d orders", len(a.orders))
 	a.checks[CheckSeedTiming].Summary = fmt.Sprintf("%d player %s", a.seedsAdded, plural(a.seedsAdded, "seed", "seeds"))
-	a.checks[CheckNonces].Summary = a.nonceSummary()
+	a.nonceSummary()
 }
 
 func plural(n int, one, many string) string {
