@@ -370,7 +370,17 @@ func TestSeedAfterFirstRoll(t *testing.T) {
 			players[a.Player] = a.Seed
 		}
 	}
-	without, err := dice.Roll(dice.Input{Seed: secret, PlayerSeeds: players, Battle: evs[r].Key().String(), Period: roll.Period}, roll.Counter, roll.Count, roll.Sides)
+	var committed rules.DiceCommitted
+	decodePayload(t, evs[find(t, evs, rules.EvDiceCommitted, nil)], &committed)
+	nonce, err := dice.ParseNonce(roll.Nonce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	draw := dice.Draw{Counter: roll.Counter}
+	if committed.Scheme == dice.SchemeV2 {
+		draw.Command, draw.Nonce = roll.CommandID, nonce
+	}
+	without, err := dice.Derive(committed.Scheme, dice.Input{Seed: secret, PlayerSeeds: players, Battle: evs[r].Key().String(), Period: roll.Period}, draw, roll.Count, roll.Sides)
 	if err != nil {
 		t.Fatal(err)
 	}
