@@ -56,7 +56,7 @@ func TestAuditAndExport(t *testing.T) {
 	if err := json.Unmarshal([]byte(c.ok("audit", "--file", file, "-o", "json")), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Ended || len(rep.Checks) != 10 || len(rep.Players) != 2 {
+	if !rep.Ended || len(rep.Checks) != 11 || len(rep.Players) != 2 {
 		t.Errorf("json report: %+v", rep)
 	}
 	for _, ch := range rep.Checks {
