@@ -41,6 +41,8 @@ func (c *cli) auditCommand() *cobra.Command {
   seed_timing  no player seed after its period's first digital roll
   nonces       v2 rolls name their command, a player's nonce only on their own;
                how many rolls carried a player's nonce and how many did not, by player
+  corrections  every correction points at an upheld dispute and its event; orders
+               resolved again and rescores agree with the rules (docs/disputes.md)
 
 then prints each player's dice (faces, chi-square against a fair die) and
 order outcomes against their exact expected numbers.

@@ -125,6 +125,9 @@ func (c *cli) execute(api app.API, cmd app.Command) error {
 	if err != nil {
 		return err
 	}
+	if err := checkNonce(cmd, res); err != nil {
+		return err
+	}
 	return c.printResult(res)
 }
 
@@ -549,4 +552,29 @@ func (c *cli) doCommand() *cobra.Command {
 	cmd.Flags().StringVar(&file, "file", "", "the command's body as a YAML or JSON file")
 	f.add(cmd, true)
 	return cmd
+}
+
+// checkNonce compares the nonce this device sent with the one each digital
+// roll of the command recorded: a ledger that recorded another (or none)
+// chose the roll itself, and the player must know at once (docs/dice.md).
+func checkNonce(cmd app.Command, res app.Result) error {
+	if cmd.Nonce == "" || res.Duplicate || res.DryRun {
+		return nil
+	}
+	for _, e := range res.Events {
+		if e.Type != "dice.rolled" {
+			continue
+		}
+		var r struct {
+			Source string `json:"source"`
+			Nonce  string `json:"nonce"`
+		}
+		if json.Unmarshal(e.Payload, &r) != nil || r.Source != "digital" {
+			continue
+		}
+		if !strings.EqualFold(r.Nonce, cmd.Nonce) {
+			return &checkError{msg: fmt.Sprintf("event %d: the digital roll recorded the nonce %q, but this device sent %q: the ledger did not roll with your randomness; raise a dispute and tell the umpire", e.Version, r.Nonce, cmd.Nonce)}
+		}
+	}
+	return nil
 }
