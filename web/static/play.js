@@ -77,6 +77,16 @@ export function mountPlay(box, ctx) {
       const out = await apiPost(base + "/commands/" + name, body);
       holder.id = "";
       showResult(name, { ok: true, events: out.events || [], duplicate: out.duplicate });
+      // Each digital roll of this command must carry the nonce this device
+      // sent: a ledger that recorded another chose the roll itself.
+      if (body.nonce && !out.duplicate) {
+        for (const e of out.events || []) {
+          const p = e.payload || {};
+          if (e.type === "dice.rolled" && p.source === "digital" && String(p.nonce || "").toLowerCase() !== body.nonce) {
+            result.prepend(el("div", { class: "banner warning", id: "nonce-warning", role: "alert", text: t("page.nonce.mismatch", { version: e.version }) }));
+          }
+        }
+      }
       await ctx.refresh(); // the tools that follow read the battle as it now stands
       return { ok: true, events: out.events || [] };
     } catch (err) {
