@@ -5,7 +5,9 @@
 // command would do (ghost bases, rulers, a charge's path). Labels and marks
 // are kept at their size in screen pixels at every zoom, and the labels are
 // placed again so that none overlaps another (the same candidates as
-// picture/labels.go).
+// picture/labels.go). The review screen (review.js) shows each panel of a
+// review picture in a map of its own, with the geometry the picture draws
+// over it kept at its size in pixels too.
 
 import { t, el, svg, length, num } from "./core.js";
 
@@ -18,27 +20,33 @@ const MAX_PX_PER_UNIT = 60;
 export class BattleMap {
   // box is the element the map lives in; on are the play panel's hooks:
   // tap({unit, general, point}), dragStart(unit or null, point) -> bool,
-  // drag(point), dragEnd(point), overlay(g, map).
-  constructor(box, on) {
+  // drag(point), dragEnd(point), overlay(g, map), and view(view), told
+  // when the user zooms or pans (the review keeps its panels together).
+  // opts.id names the picture and prefixes its tools' ids ("map": the
+  // battlefield's own).
+  constructor(box, on, opts) {
     this.on = on || {};
     this.box = box;
+    const id = (opts && opts.id) || "map";
+    this.id = id;
+    this.label = (opts && opts.label) || t("battle.map");
     this.root = null;
     this.view = null; // the viewBox shown {x, y, w, h}; null: the whole table
     this.k = 1;       // the picture's units per screen pixel
     this.mode = "select";
     this.pointers = new Map();
     this.measure = null;
-    this.readout = el("span", { class: "readout", id: "map-readout", "aria-live": "off" });
+    this.readout = el("span", { class: "readout", id: id + "-readout", "aria-live": "off" });
     const b = (id, label, text, fn) => el("button", { type: "button", id, class: "map-btn", title: label, "aria-label": label, text, onclick: fn });
-    this.measureBtn = b("map-measure", t("page.map.measure"), "↔", () => this.setMeasuring(this.mode !== "measure"));
+    this.measureBtn = b(id + "-measure", t("page.map.measure"), "↔", () => this.setMeasuring(this.mode !== "measure"));
     this.toolbar = el("div", { class: "map-toolbar", role: "toolbar", "aria-label": t("page.map.tools") },
-      b("map-zoom-in", t("page.map.zoom_in"), "+", () => this.zoomBy(1 / 1.5)),
-      b("map-zoom-out", t("page.map.zoom_out"), "−", () => this.zoomBy(1.5)),
-      b("map-fit", t("page.map.fit"), "⤢", () => this.fit()),
+      b(id + "-zoom-in", t("page.map.zoom_in"), "+", () => this.zoomBy(1 / 1.5)),
+      b(id + "-zoom-out", t("page.map.zoom_out"), "−", () => this.zoomBy(1.5)),
+      b(id + "-fit", t("page.map.fit"), "⤢", () => this.fit()),
       this.measureBtn, this.readout);
-    this.stage = el("div", { class: "map-stage", id: "map-stage" });
-    this.hint = el("div", { class: "map-hint", id: "map-hint", role: "status" });
-    this.actions = el("div", { class: "map-actions", id: "map-actions" });
+    this.stage = el("div", { class: "map-stage", id: id + "-stage" });
+    this.hint = el("div", { class: "map-hint", id: id + "-hint", role: "status" });
+    this.actions = el("div", { class: "map-actions", id: id + "-actions" });
     box.replaceChildren(this.toolbar, this.stage, this.hint, this.actions);
     this.stage.addEventListener("pointerdown", e => this.down(e));
     this.stage.addEventListener("pointermove", e => this.move(e));
@@ -57,13 +65,23 @@ export class BattleMap {
   show(text) {
     const doc = new DOMParser().parseFromString(text, "image/svg+xml");
     if (doc.querySelector("parsererror") || doc.documentElement.localName !== "svg") throw { message: "bad SVG" };
-    const root = document.importNode(doc.documentElement, true);
-    root.id = "map";
+    this.showNode(doc.documentElement);
+  }
+
+  // showNode puts in place a picture already parsed (an svg element of
+  // another document: a panel of a review picture).
+  showNode(node) {
+    const root = document.importNode(node, true);
+    root.id = this.id;
+    root.classList.add("map-svg");
+    root.removeAttribute("x");
+    root.removeAttribute("y");
     root.setAttribute("role", "img");
-    root.setAttribute("aria-label", t("battle.map"));
+    root.setAttribute("aria-label", this.label);
     root.removeAttribute("width");
     root.removeAttribute("height");
-    root.append(svg("g", { id: "overlay", class: "overlay" }));
+    this.overlayG = svg("g", { id: this.id === "map" ? "overlay" : this.id + "-overlay", class: "overlay" });
+    root.append(this.overlayG);
     this.stage.replaceChildren(root);
     this.root = root;
     this.relabel();
@@ -85,7 +103,30 @@ export class BattleMap {
     return { x: -M.left * k, y: -M.top * k, w: cw * k, h: h * k, cw, ch: h };
   }
 
-  fit() { this.view = null; this.apply(true); }
+  fit() { this.view = null; this.apply(true); this.viewed(); }
+
+  // focus shows the part of the table b (table coordinates: x0, y0, x1,
+  // y1) as large as the stage allows, the whole table if b is null or
+  // not smaller.
+  focus(b) {
+    if (!b) return this.fit();
+    const fb = this.fitBox(), ratio = fb.ch / fb.cw;
+    const w = Math.max(b.x1 - b.x0, (b.y1 - b.y0) / ratio, fb.cw / MAX_PX_PER_UNIT);
+    if (w >= this.width) return this.fit();
+    const cx = (b.x0 + b.x1) / 2, cy = this.depth - (b.y0 + b.y1) / 2;
+    this.view = { x: cx - w / 2, y: cy - w * ratio / 2, w };
+    this.apply(true);
+    this.viewed();
+  }
+
+  // setView shows the view another map shows (null: the whole table),
+  // without telling anyone.
+  setView(v) {
+    this.view = v ? { x: v.x, y: v.y, w: v.w } : null;
+    this.apply(true);
+  }
+
+  viewed() { if (this.on.view) this.on.view(this.view); }
 
   resized() {
     if (!this.root) return;
@@ -122,6 +163,7 @@ export class BattleMap {
     const r = w / v.w;
     this.view = { x: cx - (cx - v.x) * r, y: cy - (cy - v.y) * r, w };
     this.apply();
+    this.viewed();
   }
 
   panBy(dxPx, dyPx) {
@@ -129,6 +171,7 @@ export class BattleMap {
     const v = this.view || { x: fb.x, y: fb.y, w: fb.w };
     this.view = { x: v.x - dxPx * this.k, y: v.y - dyPx * this.k, w: v.w };
     this.apply();
+    this.viewed();
   }
 
   // toPicture converts a point of the screen to the picture's coordinates.
@@ -228,7 +271,7 @@ export class BattleMap {
     if (g === "measure") return;
     if (!p.moved && this.on.tap) {
       const target = document.elementFromPoint(e.clientX, e.clientY);
-      const general = target && target.closest && target.closest("#map circle.general");
+      const general = target && target.closest && target.closest("svg.map-svg circle.general");
       this.on.tap({ unit: unitAt(target), general: general ? general.dataset.general : null, point: pt });
     }
   }
@@ -257,6 +300,20 @@ export class BattleMap {
       c.setAttribute("y", +c.dataset.ay + c.dataset.dy * k);
     });
     root.querySelectorAll("text.label, text.title").forEach(x => x.setAttribute("font-size", x.dataset.px * k));
+    // A review picture's geometry (picture/review.go) is laid out for the
+    // picture's scale: each stroke, dash, text and dot is set again for
+    // the zoom shown, keeping its size in pixels.
+    const f = k * (Number(root.dataset.scale) || 12);
+    root.querySelectorAll(".review-geometry, .review-geometry *, .review-corrected *").forEach(x => {
+      for (const a of ["stroke-width", "font-size", "r", "stroke-dasharray"]) {
+        const key = "o" + a.replace(/-./g, m => m[1].toUpperCase());
+        if (!(key in x.dataset)) {
+          if (!x.hasAttribute(a)) continue;
+          x.dataset[key] = x.getAttribute(a);
+        }
+        x.setAttribute(a, x.dataset[key].split(/[ ,]+/).map(v => +(Number(v) * f).toFixed(4)).join(" "));
+      }
+    });
     const minor = Number(root.dataset.gridMinor) || 6;
     root.classList.toggle("show-minor", minor / k >= 30);
     root.classList.toggle("show-minor-grid", minor / k >= 8);
@@ -297,7 +354,7 @@ export class BattleMap {
 
   drawOverlay() {
     if (!this.root) return;
-    const g = this.root.querySelector("#overlay");
+    const g = this.overlayG;
     g.replaceChildren();
     if (this.on.overlay) this.on.overlay(g, this);
     if (this.measure) {
@@ -385,9 +442,9 @@ export class BattleMap {
 // name.
 function unitAt(target) {
   if (!target || !target.closest) return null;
-  const g = target.closest("#map g.unit");
+  const g = target.closest("svg.map-svg g.unit");
   if (g) return g.dataset.unit;
-  const l = target.closest("#map text.unit-label");
+  const l = target.closest("svg.map-svg text.unit-label");
   return l ? l.dataset.for : null;
 }
 
