@@ -1,12 +1,14 @@
 // The battle view: the battlefield (map.js) at any event of the timeline,
 // the battle's status and head, the event log, the dice, disputes and
-// audit, live; and, for a player or the umpire, the play panel (play.js)
-// where the battle is played.
+// audit, live; for a player or the umpire, the play panel (play.js) where
+// the battle is played; and the review of any event (review.js), opened
+// from the log or a dispute, where the umpire rules.
 
 import { fill, t, term, el, svg, num, api, apiSVG, apiPost, errorBox, showError, withLang, token, touchToken, onUnauthorized, outcomeText } from "./core.js";
 import { BattleMap } from "./map.js";
 import { keepHead, checkHeads } from "./heads.js";
 import { mountPlay } from "./play.js";
+import { mountReview, RULING_EVENTS } from "./review.js";
 
 export async function battleView(main, cid, bid) {
   const base = "/api/campaigns/" + encodeURIComponent(cid) + "/battles/" + encodeURIComponent(bid);
@@ -38,6 +40,8 @@ export async function battleView(main, cid, bid) {
   const disputesBox = el("div", { id: "disputes-box" }, el("p", { text: t("page.loading") }));
   const auditBox = el("div", { id: "audit-box" }, el("p", { text: t("page.loading") }));
   const unitCard = el("div", { class: "unit-card", id: "unit-card" });
+  const rulings = el("div", { class: "rulings", id: "rulings", "aria-live": "polite" });
+  const reviewBox = el("section", { class: "card review", id: "review", hidden: true, "aria-label": t("page.review.label") });
   const btn = (k, label, fn) => el("button", { type: "button", id: "tl-" + k.split(".")[1], title: t(k), "aria-label": t(k), onclick: fn, text: label });
   const nowBtn = el("button", { type: "button", id: "go-now", class: "go-now", hidden: true, text: t("page.timeline.now"), onclick: () => goTo(st.last) });
 
@@ -46,7 +50,7 @@ export async function battleView(main, cid, bid) {
 
   fill(main, 
     el("div", { class: "battle-head" }, el("h1", { id: "battle-title", text: (now.name || bid) + " · " + cid }), live),
-    headsWarning, banners,
+    headsWarning, banners, rulings, reviewBox,
     el("div", { class: "battle" },
       el("div", { class: "col-main" },
         el("section", { class: "card map-card" },
@@ -97,10 +101,34 @@ export async function battleView(main, cid, bid) {
     });
   }
 
+  // The review of one event: the URL keeps it (#review=N), so that a
+  // reload or a link shows it again.
+  const review = mountReview(reviewBox, {
+    base, you, sideName,
+    now: () => st.now,
+    goTo: v => { goTo(v); mapBox.scrollIntoView({ block: "start" }); },
+    raise: v => {
+      const f = document.getElementById("dispute-version");
+      if (!f) return;
+      f.value = String(v);
+      document.getElementById("disputes").scrollIntoView({ block: "start" });
+      document.getElementById("dispute-reason").focus();
+    },
+    ruled: () => loadDisputes(),
+    closed: () => setHash(""),
+  });
+  function setHash(h) { history.replaceState(null, "", location.pathname + location.search + (h ? "#" + h : "")); }
+  function openReview(v) {
+    setHash("review=" + v);
+    return review.open(v);
+  }
+
   for (const e of st.events) log.append(logEntry(e));
   slider.addEventListener("input", () => goTo(Number(slider.value)));
   slider.addEventListener("change", () => goTo(Number(slider.value)));
   log.addEventListener("click", ev => {
+    const rev = ev.target.closest("button.review-open[data-review]");
+    if (rev) { ev.preventDefault(); return openReview(Number(rev.dataset.review)); }
     const pic = ev.target.closest("button.picture[data-charge]");
     if (pic) { ev.preventDefault(); const v = Number(pic.dataset.charge); return goTo(commandEnd(st.events, v), v); }
     const link = ev.target.closest("[data-goto]");
@@ -291,12 +319,27 @@ export async function battleView(main, cid, bid) {
   async function loadDisputes() {
     let d;
     try { d = await api(base + "/disputes"); } catch (err) { return showError(disputesBox, err); }
-    drawDisputes(disputesBox, d, { you, base, current: () => st.current, goTo, reload: loadDisputes, lastOwn: () => lastOwnCommand(st.events, you.player) });
+    drawDisputes(disputesBox, d, { you, base, current: () => st.current, goTo, review: openReview, reload: loadDisputes, lastOwn: () => lastOwnCommand(st.events, you.player) });
     log.querySelectorAll("li.disputed").forEach(li => li.classList.remove("disputed"));
     for (const x of d.disputes) {
       const li = log.querySelector('li[data-version="' + x.event_version + '"]');
       if (li) { li.classList.add("disputed"); li.title = t("disputes.disputed", { n: x.dispute, status: t("dstatus." + x.status) }); }
     }
+  }
+
+  // showRuling tells everyone watching that the umpire has ruled: the
+  // dispute, the ruling, and its review.
+  function showRuling(e) {
+    const p = e.payload || {};
+    const old = document.getElementById("ruling-" + p.dispute);
+    if (old) old.remove();
+    const n = el("div", { class: "banner ruling-notice " + (e.type === "dispute.upheld" ? "upheld" : "dismissed"), id: "ruling-" + p.dispute, role: "status",
+      "data-dispute": String(p.dispute), "data-status": e.type === "dispute.upheld" ? "upheld" : "dismissed" },
+    el("b", { text: t(e.type === "dispute.upheld" ? "page.ruling.upheld" : "page.ruling.dismissed", { n: p.dispute, v: p.event_version, who: e.actor }) }),
+    " ", el("q", { class: "typed", text: p.ruling || "" }),
+    el("button", { type: "button", class: "small", text: t("page.review.open"), onclick: () => openReview(p.event_version) }),
+    el("button", { type: "button", class: "close", "aria-label": t("page.close"), text: "×", onclick: () => n.remove() }));
+    rulings.append(n);
   }
 
   async function loadAudit() {
@@ -310,6 +353,8 @@ export async function battleView(main, cid, bid) {
   loadDice();
   loadDisputes();
   loadAudit();
+  const asked = /(?:^#|&)review=(\d+)/.exec(location.hash);
+  if (asked) openReview(Number(asked[1]));
 
   let stopped = false;
   onUnauthorized(() => { stopped = true; streaming = false; drawLive(); });
@@ -323,11 +368,13 @@ export async function battleView(main, cid, bid) {
     slider.max = String(st.last);
     log.append(logEntry(e));
     if (e.type === "dice.rolled") loadDice();
-    if (e.type.startsWith("dispute.") || e.type.startsWith("command.retract") || e.type === "unit.corrected") {
+    if (e.type.startsWith("dispute.") || e.type.startsWith("command.retract") || RULING_EVENTS.includes(e.type)) {
       st.boards.clear(); // a correction changes the boards after it
       st.pictures.clear();
       loadDisputes();
     }
+    if (e.type === "dispute.upheld" || e.type === "dispute.dismissed") showRuling(e);
+    if (RULING_EVENTS.includes(e.type) && review.version()) review.refresh();
     refreshNow().then(() => { if (atEnd) goTo(st.last); else nowBtn.hidden = false; });
   }, async on => {
     streaming = on;
@@ -343,6 +390,7 @@ export async function battleView(main, cid, bid) {
 
 export function logEntry(e) {
   const li = el("li", { "data-version": String(e.version), "data-type": e.type },
+    el("button", { type: "button", class: "review-open", "data-review": String(e.version), title: t("page.review.open_hint"), text: t("page.review.open") }),
     el("span", { class: "v", text: String(e.version) }), " ",
     el("span", { class: "type", title: e.type, text: term("event", e.type) }), " ",
     el("span", { class: "actor", text: e.actor }),
@@ -507,19 +555,14 @@ function drawDisputes(box, d, ctx) {
       el("div", { text: t("disputes.raised_by", { who: x.raised_by, v: x.raised_at }) + ": " + x.reason }),
       x.ruling ? el("div", { text: t("disputes.ruled_by", { who: x.ruled_by, v: x.ruled_at }) + ": " + x.ruling }) : null,
       x.corrections.length ? el("ul", { class: "corrections" }, ...x.corrections.map(c => el("li", {}, go(c.version), " " + c.description))) : null);
+    // Its review: where the umpire upholds it, with corrections checked
+    // by a dry run; a plain dismissal may also be given here.
+    li.append(el("div", { class: "actions" }, el("button", { type: "button", class: "review-dispute small" + (umpire && x.status === "open" ? " primary" : ""),
+      "data-review": String(x.event_version), text: t(umpire && x.status === "open" ? "page.review.rule_open" : "page.review.open"), onclick: () => ctx.review(x.event_version) })));
     if (umpire && x.status === "open") {
       const ruling = field("ruling-" + x.dispute, t("disputes.ruling"), { tag: "textarea", rows: "2" });
-      const corr = field("corrections-" + x.dispute, t("disputes.corrections"), { tag: "textarea", rows: "2", placeholder: '[{"unit": "…", "base": {"center": {"x": 0, "y": 0}, "facing": 0}, "actions_left": 1}]' });
-      const f = commandForm("rule-" + x.dispute, [ruling, corr], []);
+      const f = commandForm("dismiss-" + x.dispute, [ruling], []);
       const text = () => f.querySelector("textarea[name^=ruling]").value;
-      f.insertBefore(el("button", { type: "button", class: "uphold", text: t("disputes.uphold"), onclick: () => {
-        let corrections = [];
-        const raw = f.querySelector("textarea[name^=corrections]").value.trim();
-        if (raw) {
-          try { corrections = JSON.parse(raw); } catch (err) { fill(f.result, errorBox({ message: t("page.error.json", { error: String(err.message || err) }) })); return; }
-        }
-        send(f, "dispute.uphold", { dispute: x.dispute, ruling: text(), corrections });
-      } }), f.result);
       f.insertBefore(el("button", { type: "button", class: "dismiss", text: t("disputes.dismiss"), onclick: () => send(f, "dispute.dismiss", { dispute: x.dispute, ruling: text() }) }), f.result);
       li.append(f);
     }
