@@ -1,0 +1,69 @@
+package app
+
+import (
+	"context"
+	"io"
+
+	"github.com/clubledger/ledger/campaign"
+)
+
+// operatorOnly refuses what only the operator may do: unauthenticated
+// without a token, forbidden with a person's.
+func (s *Session) operatorOnly(what string) error {
+	switch {
+	case s.c.Operator != "":
+		return nil
+	case s.c.Token == "":
+		return s.fail(&campaign.Unauthenticated{}, noVars)
+	}
+	return s.fail(forbidden("%s is the operator's (the ledger's owner or the server's admin token)", what), noVars)
+}
+
+// Status is the ledger's health (the operator's).
+func (s *Session) Status(ctx context.Context) (Status, error) {
+	if err := s.operatorOnly("the ledger's status"); err != nil {
+		return Status{}, err
+	}
+	if s.l.opts.Admin == nil {
+		return Status{}, s.fail(notFound("this ledger has no projection to report on"), noVars)
+	}
+	st, err := s.l.opts.Admin.Status(ctx)
+	return st, s.fail(err, noVars)
+}
+
+// RebuildProjection rebuilds the projection (the operator's).
+func (s *Session) RebuildProjection(ctx context.Context) (Rebuilt, error) {
+	if err := s.operatorOnly("rebuilding the projection"); err != nil {
+		return Rebuilt{}, err
+	}
+	if s.l.opts.Admin == nil {
+		return Rebuilt{}, s.fail(notFound("this ledger cannot rebuild its projection"), noVars)
+	}
+	r, err := s.l.opts.Admin.Rebuild(ctx)
+	return r, s.fail(err, noVars)
+}
+
+// VerifyProjection compares the projection with a fresh build (the
+// operator's).
+func (s *Session) VerifyProjection(ctx context.Context) (Verified, error) {
+	if err := s.operatorOnly("verifying the projection"); err != nil {
+		return Verified{}, err
+	}
+	if s.l.opts.Admin == nil {
+		return Verified{}, s.fail(notFound("this ledger has no projection to verify"), noVars)
+	}
+	v, err := s.l.opts.Admin.Verify(ctx)
+	return v, s.fail(err, noVars)
+}
+
+// Backup writes the log and the vault to w (the operator's).
+func (s *Session) Backup(ctx context.Context, w io.Writer) (BackedUp, error) {
+	if err := s.operatorOnly("a backup"); err != nil {
+		return BackedUp{}, err
+	}
+	if s.l.opts.Admin == nil {
+		return BackedUp{}, s.fail(notFound("this ledger cannot write a backup"), noVars)
+	}
+	b, err := s.l.opts.Admin.Backup(ctx, w)
+	return b, s.fail(err, noVars)
+}
