@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -82,6 +84,13 @@ type benchResult struct {
 	Append map[string]latency `json:"append_by_events"`
 	Read   latency            `json:"read"`
 
+	rebuildFigures
+	Seconds float64 `json:"seconds"`
+}
+
+// rebuildFigures compares the projection's rebuild with the raw read and
+// the raw write of the same log.
+type rebuildFigures struct {
 	RebuildEvents int `json:"rebuild_events"`
 	// Rounds of raw read, raw write and rebuild; each rate is the best.
 	Rounds         int     `json:"rounds"`
@@ -93,13 +102,15 @@ type benchResult struct {
 	// PeakHeapHalf and PeakHeap are how far the heap grew above what was
 	// live before, at its peak, while rebuilding half of the log and all of
 	// it: equal sizes mean memory does not grow with the number of events.
-	PeakHeapHalf uint64  `json:"peak_heap_half_bytes"`
-	PeakHeap     uint64  `json:"peak_heap_bytes"`
-	Seconds      float64 `json:"seconds"`
+	PeakHeapHalf uint64 `json:"peak_heap_half_bytes"`
+	PeakHeap     uint64 `json:"peak_heap_bytes"`
 }
 
 func (c *cli) benchCommand() *cobra.Command {
 	var o benchOptions
+	var lo leagueOptions
+	var league bool
+	var parts, cpuProfile string
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure the command path and the projection on a synthetic campaign in a temporary ledger",
@@ -121,9 +132,57 @@ touched) and measures, in one run on the same machine:
                   per --batch rows
      and the ratios rebuild/raw read and rebuild/raw write.
 
+With --league it measures instead what a league asks of the ledger, each
+figure beside its target and the limit it cannot beat, in one run on one
+ledger (--parts chooses; all by default):
+
+  load      --battles battles played at once by simulated tables
+            (campaign/loadgen's league mix: players' dice seeds, orders
+            with physical and digital dice, moves, fire, casualties,
+            phase ends), --per-campaign to a campaign, --turns side turns
+            each, every command through the one door (a session of the
+            opened ledger, its projector running, as ledger serve runs
+            it): aggregate commands/s, p50 and p99 by command; the log's
+            raw appends measured before and after (one synced append
+            after the other, an atomic batch of 2, 64 at once) and the
+            ratios; then that every acknowledged command is in the log
+            once
+  timeline  a battle of --timeline-events events; --samples of them at
+            random shown to a player (state and picture), p99 (target
+            under 20 ms)
+  audit     that battle audited through the door, against the raw read
+            of its stream
+  startup   the log filled to --events events (synthetic battles, most
+            ended), the projection current; ledger serve (Serve) started
+            --starts times, each until its first answer (target under 2 s)
+  live      a served ledger: --hot SSE subscribers on one battle and
+            --per-other on each of --others more while their tables play
+            --live-commands commands; every event to every subscriber,
+            p99 (target under 100 ms)
+  rebuild   the projection rebuilt from the --events events, against the
+            raw ordered read (target at least 0.7), the heap meanwhile
+
+With --nats-url it runs against that cluster (its LEDGER stream and
+sealed vault: use a cluster of its own, e.g. scripts/cluster.sh, not a
+club's) and a fresh projection in a temporary folder.
+
 docs/performance.md records figures and how to read them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
+			}
+			if league {
+				return c.runLeagueCommand(cmd, o, lo, parts)
+			}
 			if o.Commands < 10 || o.Events < 1000 || o.Batch < 1 || o.Rounds < 1 {
 				return usagef("bench: --commands at least 10, --events at least 1000, --batch and --rounds at least 1")
 			}
@@ -145,7 +204,53 @@ docs/performance.md records figures and how to read them.`,
 	f.BoolVar(&o.NoSync, "no-sync", false, "run the embedded server without an fsync per write (nats.sync_always false)")
 	f.StringVar(&o.Dir, "dir", "", "folder for the temporary ledger (default the system's temporary folder)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the temporary ledger")
+
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	f.BoolVar(&league, "league", false, "measure what a league asks instead (see above); --events defaults to 1,000,000")
+	f.StringVar(&parts, "parts", strings.Join(leagueParts, ","), "with --league: the parts to run")
+	f.IntVar(&lo.Battles, "battles", 1000, "with --league: battles played at once, one simulated table each")
+	f.IntVar(&lo.PerCampaign, "per-campaign", 10, "with --league: battles per campaign")
+	f.IntVar(&lo.Turns, "turns", 4, "with --league: side turns each battle plays before its umpire ends it")
+	f.DurationVar(&lo.Pace, "pace", 0, "with --league: each table's pause between its commands (0: time fully compressed)")
+	f.DurationVar(&lo.LimitFor, "limit-for", 2*time.Second, "with --league: how long each measurement of the log's raw appends lasts")
+	f.IntVar(&lo.TimelineEvents, "timeline-events", 2000, "with --league: events of the battle whose timeline is shown")
+	f.IntVar(&lo.Samples, "samples", 500, "with --league: events of it shown, at random")
+	f.IntVar(&lo.Hot, "hot", 200, "with --league: live subscribers on the busiest battle")
+	f.IntVar(&lo.Others, "others", 50, "with --league: other battles followed live")
+	f.IntVar(&lo.PerOther, "per-other", 4, "with --league: live subscribers on each other battle")
+	f.IntVar(&lo.LiveCommands, "live-commands", 60, "with --league: commands each followed battle plays")
+	f.DurationVar(&lo.LivePace, "live-pace", 500*time.Millisecond, "with --league: each followed table's pause between commands")
+	f.IntVar(&lo.Starts, "starts", 3, "with --league: start-ups of ledger serve timed")
+	f.IntVar(&lo.Replicas, "replicas", 0, "with --league and --nats-url: replicas of the stream (0: the configuration's)")
 	return cmd
+}
+
+// runLeagueCommand runs `ledger bench --league`.
+func (c *cli) runLeagueCommand(cmd *cobra.Command, o benchOptions, lo leagueOptions, parts string) error {
+	var err error
+	if lo.Parts, err = parseParts(parts); err != nil {
+		return err
+	}
+	lo.Events = o.Events
+	if !cmd.Flags().Changed("events") {
+		lo.Events = 1_000_000
+	}
+	lo.Batch, lo.Rounds, lo.NoSync, lo.Dir, lo.Keep = o.Batch, o.Rounds, o.NoSync, o.Dir, o.Keep
+	if err := lo.validate(); err != nil {
+		return err
+	}
+	cfg, err := c.config()
+	if err != nil {
+		return err
+	}
+	res, err := runLeague(c.ctx, cfg, lo, c.entropy, c.stderr)
+	if err != nil {
+		return err
+	}
+	if c.output == "json" {
+		return writeJSON(c.stdout, res)
+	}
+	return printLeague(c.stdout, res)
 }
 
 // timedLog measures the service's appends and reads.
@@ -297,37 +402,49 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (benchRes
 	if _, err := projtest.Fill(ctx, app.Log, projtest.FillOptions{Events: o.Events, Campaign: "synth"}); err != nil {
 		return res, err
 	}
-	last, err := app.Log.LastSequence(ctx)
+	if res.rebuildFigures, err = measureRebuild(ctx, app.Log, dir, o.Batch, o.Rounds, progress); err != nil {
+		return res, err
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// measureRebuild rebuilds the projection of the whole log into files of
+// dir, rounds times, between a raw read and a raw write of the same
+// events, and keeps the best of each.
+func measureRebuild(ctx context.Context, log events.Log, dir string, batch, rounds int, progress io.Writer) (rebuildFigures, error) {
+	var res rebuildFigures
+	last, err := log.LastSequence(ctx)
 	if err != nil {
 		return res, err
 	}
-	res.RebuildEvents, res.Rounds = int(last), o.Rounds
+	res.RebuildEvents, res.Rounds = int(last), rounds
 
 	// The three measurements are interleaved, --rounds times, and the best
 	// of each is kept: on a shared machine a burst of other work then
 	// slows one round, not one measurement against the others.
 	var rows []benchRow
-	if _, err := timeFollow(ctx, app.Log, last, func(e events.Envelope) { rows = append(rows, rowOf(e)) }); err != nil {
+	if _, err := timeFollow(ctx, log, last, func(e events.Envelope) { rows = append(rows, rowOf(e)) }); err != nil {
 		return res, err
 	}
 	fmt.Fprintf(progress, "bench: rebuilding half of the log\n")
-	if _, res.PeakHeapHalf, err = timeRebuild(ctx, app.Log, filepath.Join(dir, "half.db"), o.Batch, last/2); err != nil {
+	if _, res.PeakHeapHalf, err = timeRebuild(ctx, log, filepath.Join(dir, "half.db"), batch, last/2); err != nil {
 		return res, err
 	}
-	for round := 1; round <= o.Rounds; round++ {
-		fmt.Fprintf(progress, "bench: round %d of %d: raw read, raw write and rebuild of %d events\n", round, o.Rounds, last)
+	for round := 1; round <= rounds; round++ {
+		fmt.Fprintf(progress, "bench: round %d of %d: raw read, raw write and rebuild of %d events\n", round, rounds, last)
 		runtime.GC()
-		rawRead, err := timeFollow(ctx, app.Log, last, nil)
+		rawRead, err := timeFollow(ctx, log, last, nil)
 		if err != nil {
 			return res, err
 		}
 		res.RawReadPerSec = max(res.RawReadPerSec, float64(last)/rawRead.Seconds())
-		rawWrite, err := rawInsert(ctx, filepath.Join(dir, fmt.Sprintf("raw-%d.db", round)), rows, o.Batch)
+		rawWrite, err := rawInsert(ctx, filepath.Join(dir, fmt.Sprintf("raw-%d.db", round)), rows, batch)
 		if err != nil {
 			return res, err
 		}
 		res.RawWritePerSec = max(res.RawWritePerSec, float64(len(rows))/rawWrite.Seconds())
-		rebuild, peak, err := timeRebuild(ctx, app.Log, filepath.Join(dir, fmt.Sprintf("rebuild-%d.db", round)), o.Batch, 0)
+		rebuild, peak, err := timeRebuild(ctx, log, filepath.Join(dir, fmt.Sprintf("rebuild-%d.db", round)), batch, 0)
 		if err != nil {
 			return res, err
 		}
@@ -337,7 +454,6 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (benchRes
 	rows = nil
 	res.RebuildRead = res.RebuildPerSec / res.RawReadPerSec
 	res.RebuildWrite = res.RebuildPerSec / res.RawWritePerSec
-	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
 

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/campaign/loadgen"
+	"github.com/clubledger/ledger/events"
+)
+
+// The limit beside the league's figures: the log's own appends with
+// nothing around them (no decoding, no state, no decision, no door, no
+// projection wait), measured on the same log in the same run. An append
+// is what every accepted command ends in, so no command path can go
+// faster than these.
+
+// rate is how often something was done and how long each took.
+type rate struct {
+	N       int     `json:"n"`
+	PerSec  float64 `json:"per_second"`
+	Latency latency `json:"latency"`
+}
+
+// limitResult is the log's raw append rate.
+type limitResult struct {
+	// Single: one event per append (a plain publish with its expected
+	// sequence and message id), one append after the other: a single
+	// synced publish.
+	Single rate `json:"single"`
+	// Batch: two events per append (an atomic batch), one after the
+	// other: what an order or a phase end costs the log.
+	Batch rate `json:"batch_of_2"`
+	// Parallel: one event per append, Writers streams appending at once:
+	// how far the server groups concurrent writes.
+	Parallel rate `json:"parallel"`
+	Writers  int  `json:"writers"`
+}
+
+// limitWriter appends events of one campaign stream directly to the log,
+// chained as the service chains them. The projection folds them like any
+// other: a campaign whose people are added one by one.
+type limitWriter struct {
+	log  events.Log
+	key  events.Key
+	last *events.Envelope
+	cmds int // appends made
+	n    int // people added
+}
+
+func newLimitWriter(ctx context.Context, log events.Log, id string) (*limitWriter, error) {
+	w := &limitWriter{log: log, key: events.Key{Campaign: id}}
+	created := campaign.Created{Campaign: id, Name: "Append limit " + id, Era: "napoleonic", Sides: loadgen.Sides}
+	if err := w.append(ctx, campaign.EvCreated, created); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// append appends one event per payload, all in one append.
+func (w *limitWriter) append(ctx context.Context, typ string, payloads ...any) error {
+	info, ok := campaign.Registry().Lookup(typ)
+	if !ok {
+		return fmt.Errorf("bench: event type %s is not registered", typ)
+	}
+	w.cmds++
+	cmd := fmt.Sprintf("limit-%06d", w.cmds)
+	batch := make([]events.Envelope, len(payloads))
+	for i, p := range payloads {
+		body, err := json.Marshal(p)
+		if err != nil {
+			return err
+		}
+		batch[i] = events.Envelope{ID: fmt.Sprintf("%s/%s/%d", w.key, cmd, i), Campaign: w.key.Campaign, Type: typ, Schema: info.Schema,
+			Time: time.Now().UTC().Truncate(time.Millisecond), Actor: loadgen.Actor.Player, CommandID: cmd,
+			Audience: events.AudienceAll, Payload: body}
+	}
+	if err := events.Chain(w.last, batch); err != nil {
+		return err
+	}
+	var expected uint64
+	if w.last != nil {
+		expected = w.last.Sequence
+	}
+	if err := w.log.Append(ctx, w.key, expected, batch); err != nil {
+		return fmt.Errorf("bench: append limit: %w", err)
+	}
+	w.last = &batch[len(batch)-1]
+	return nil
+}
+
+// reader is the payload of the n-th person a limit writer adds.
+func (w *limitWriter) reader() campaign.PlayerAdded {
+	w.n++
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s %d", w.key, w.n))
+	return campaign.PlayerAdded{Player: fmt.Sprintf("r%06d", w.n), Role: campaign.RoleReader, TokenHash: hex.EncodeToString(sum[:])}
+}
+
+// appendFor appends events per append to w for d and returns each
+// append's duration.
+func (w *limitWriter) appendFor(ctx context.Context, d time.Duration, per int) ([]time.Duration, error) {
+	var ds []time.Duration
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		ps := make([]any, per)
+		for i := range ps {
+			ps[i] = w.reader()
+		}
+		t := time.Now()
+		if err := w.append(ctx, campaign.EvPlayerAdded, ps...); err != nil {
+			return ds, err
+		}
+		ds = append(ds, time.Since(t))
+	}
+	return ds, nil
+}
+
+func rateOf(ds []time.Duration, elapsed time.Duration) rate {
+	return rate{N: len(ds), PerSec: float64(len(ds)) / elapsed.Seconds(), Latency: summarise(ds)}
+}
+
+// measureLimit measures the log's raw appends for d each: one after the
+// other with one event and with two, then writers streams at once. The
+// campaigns it writes are named prefix-s, prefix-b and prefix-pNN.
+func measureLimit(ctx context.Context, log events.Log, prefix string, d time.Duration, writers int) (limitResult, error) {
+	var res limitResult
+	for _, m := range []struct {
+		suffix string
+		per    int
+		into   *rate
+	}{{"s", 1, &res.Single}, {"b", 2, &res.Batch}} {
+		w, err := newLimitWriter(ctx, log, prefix+"-"+m.suffix)
+		if err != nil {
+			return res, err
+		}
+		t := time.Now()
+		ds, err := w.appendFor(ctx, d, m.per)
+		if err != nil {
+			return res, err
+		}
+		*m.into = rateOf(ds, time.Since(t))
+	}
+	res.Writers = max(1, writers)
+	ws := make([]*limitWriter, res.Writers)
+	for i := range ws {
+		var err error
+		if ws[i], err = newLimitWriter(ctx, log, fmt.Sprintf("%s-p%02d", prefix, i)); err != nil {
+			return res, err
+		}
+	}
+	var mu sync.Mutex
+	var all []time.Duration
+	var firstErr error
+	var wg sync.WaitGroup
+	t := time.Now()
+	for _, w := range ws {
+		wg.Go(func() {
+			ds, err := w.appendFor(ctx, d, 1)
+			mu.Lock()
+			defer mu.Unlock()
+			all = append(all, ds...)
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+		})
+	}
+	wg.Wait()
+	res.Parallel = rateOf(all, time.Since(t))
+	return res, firstErr
+}
+
+// best keeps, of two measurements of the limit, the faster of each.
+func (l limitResult) best(o limitResult) limitResult {
+	pick := func(a, b rate) rate {
+		if b.PerSec > a.PerSec {
+			return b
+		}
+		return a
+	}
+	return limitResult{Single: pick(l.Single, o.Single), Batch: pick(l.Batch, o.Batch), Parallel: pick(l.Parallel, o.Parallel), Writers: max(l.Writers, o.Writers)}
+}
