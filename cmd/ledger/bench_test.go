@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clubledger/ledger/campaign/loadgen"
+	ledgerjs "github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/events/jetstream/jstest"
 )
 
@@ -127,9 +128,13 @@ func TestBenchLeagueSmall(t *testing.T) {
 // TestBenchLeagueCluster runs the league's load against a three-node
 // cluster (--nats-url, three replicas): every command is in the log once.
 func TestBenchLeagueCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster test")
+	}
 	cl := jstest.RunCluster(t, 3)
 	c := newCLI(t)
 	c.cfg.NATS.URL = cl.URL(0) + "," + cl.URL(1) + "," + cl.URL(2)
+	c.cfg.NATS.User, c.cfg.NATS.Password = ledgerjs.UserLedger, cl.Credentials().Password(ledgerjs.UserLedger)
 	var res leagueResult
 	out := c.ok("bench", "--league", "--parts", "load", "--replicas", "3", "--battles", "4", "--per-campaign", "2", "--turns", "2",
 		"--limit-for", "200ms", "--dir", t.TempDir(), "-o", "json")
