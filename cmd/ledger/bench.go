@@ -399,10 +399,10 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (benchRes
 
 	// 2. A synthetic campaign, then rebuild, raw read and raw write of it.
 	fmt.Fprintf(progress, "bench: writing a synthetic campaign of %d events\n", o.Events)
-	if _, err := projtest.Fill(ctx, app.Log, projtest.FillOptions{Events: o.Events, Campaign: "synth"}); err != nil {
+	if _, err := projtest.Fill(ctx, app.Log, projtest.FillOptions{Events: o.Events, Campaign: "synth", Signer: app.Keys.Signer}); err != nil {
 		return res, err
 	}
-	if res.rebuildFigures, err = measureRebuild(ctx, app.Log, dir, o.Batch, o.Rounds, progress); err != nil {
+	if res.rebuildFigures, err = measureRebuild(ctx, app.Log, app.Ring, dir, o.Batch, o.Rounds, progress); err != nil {
 		return res, err
 	}
 	res.Seconds = time.Since(start).Seconds()
@@ -412,7 +412,7 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (benchRes
 // measureRebuild rebuilds the projection of the whole log into files of
 // dir, rounds times, between a raw read and a raw write of the same
 // events, and keeps the best of each.
-func measureRebuild(ctx context.Context, log events.Log, dir string, batch, rounds int, progress io.Writer) (rebuildFigures, error) {
+func measureRebuild(ctx context.Context, log events.Log, ring *events.Keyring, dir string, batch, rounds int, progress io.Writer) (rebuildFigures, error) {
 	var res rebuildFigures
 	last, err := log.LastSequence(ctx)
 	if err != nil {
@@ -428,7 +428,7 @@ func measureRebuild(ctx context.Context, log events.Log, dir string, batch, roun
 		return res, err
 	}
 	fmt.Fprintf(progress, "bench: rebuilding half of the log\n")
-	if _, res.PeakHeapHalf, err = timeRebuild(ctx, log, filepath.Join(dir, "half.db"), batch, last/2); err != nil {
+	if _, res.PeakHeapHalf, err = timeRebuild(ctx, log, ring, filepath.Join(dir, "half.db"), batch, last/2); err != nil {
 		return res, err
 	}
 	for round := 1; round <= rounds; round++ {
@@ -444,7 +444,7 @@ func measureRebuild(ctx context.Context, log events.Log, dir string, batch, roun
 			return res, err
 		}
 		res.RawWritePerSec = max(res.RawWritePerSec, float64(len(rows))/rawWrite.Seconds())
-		rebuild, peak, err := timeRebuild(ctx, log, filepath.Join(dir, fmt.Sprintf("rebuild-%d.db", round)), batch, 0)
+		rebuild, peak, err := timeRebuild(ctx, log, ring, filepath.Join(dir, fmt.Sprintf("rebuild-%d.db", round)), batch, 0)
 		if err != nil {
 			return res, err
 		}
@@ -549,7 +549,7 @@ func rawInsert(ctx context.Context, path string, rows []benchRow, batch int) (ti
 // path, and samples the heap meanwhile: it returns how far the heap grew
 // above what was live before (the embedded server shares this process, so
 // its caches count too).
-func timeRebuild(ctx context.Context, log events.Log, path string, batch int, until uint64) (time.Duration, uint64, error) {
+func timeRebuild(ctx context.Context, log events.Log, ring *events.Keyring, path string, batch int, until uint64) (time.Duration, uint64, error) {
 	runtime.GC()
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(sample)
@@ -573,7 +573,7 @@ func timeRebuild(ctx context.Context, log events.Log, path string, batch int, un
 		}
 	}()
 	t := time.Now()
-	err := sqlite.Build(ctx, log, path, sqlite.BuildOptions{Fresh: true, BatchSize: batch, Until: until})
+	err := sqlite.Build(ctx, log, path, sqlite.BuildOptions{Keys: ring, Fresh: true, BatchSize: batch, Until: until})
 	d := time.Since(t)
 	close(stop)
 	peak := <-peakc

@@ -14,6 +14,7 @@ import (
 
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/config"
+	"github.com/clubledger/ledger/events"
 )
 
 // `ledger bench --league`: the figures a league asks of the ledger, each
@@ -60,8 +61,11 @@ type leagueResult struct {
 	Startup  *startupResult  `json:"startup,omitempty"`
 	Live     *liveResult     `json:"live,omitempty"`
 	Rebuild  *leagueRebuild  `json:"rebuild,omitempty"`
-	Warnings []string        `json:"warnings,omitempty"`
-	Seconds  float64         `json:"seconds"`
+	// Stopped are the streams the projection stopped (an event it could
+	// not admit: unsigned, out of its chain), with why; none is expected.
+	Stopped  []string `json:"stopped_streams,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	Seconds  float64  `json:"seconds"`
 }
 
 // leagueRebuild is the rebuild against the raw ordered read, with its
@@ -201,6 +205,13 @@ func runLeague(ctx context.Context, base config.Config, o leagueOptions, entropy
 			return res, err
 		}
 	}
+	stopped, err := a.DB.Stopped(ctx)
+	if err != nil {
+		return res, err
+	}
+	for _, st := range stopped {
+		res.Stopped = append(res.Stopped, fmt.Sprintf("%s at %d: %s", events.Key{Campaign: st.Campaign, Battle: st.Battle}, st.Sequence, st.Reason))
+	}
 	if err := closeApp(); err != nil {
 		return res, err
 	}
@@ -242,7 +253,7 @@ func runLeague(ctx context.Context, base config.Config, o leagueOptions, entropy
 		if err != nil {
 			return res, err
 		}
-		rb, err := measureRebuild(ctx, a2.Log, dir, o.Batch, o.Rounds, progress)
+		rb, err := measureRebuild(ctx, a2.Log, a2.Ring, dir, o.Batch, o.Rounds, progress)
 		a2.Close()
 		if err != nil {
 			return res, err
@@ -358,6 +369,9 @@ func printLeague(w io.Writer, r leagueResult) error {
 		fmt.Fprintf(tw, "  raw read (ordered consumer, the limit)\t%.0f\t\n", b.RawReadPerSec)
 		fmt.Fprintf(tw, "  raw write (one row per event)\t%.0f\trebuild / raw write %.2f\n", b.RawWritePerSec, b.RebuildWrite)
 		fmt.Fprintf(tw, "  peak heap growth\t%.1f MiB (half the log: %.1f MiB)\t\n", float64(b.PeakHeap)/(1<<20), float64(b.PeakHeapHalf)/(1<<20))
+	}
+	for _, s := range r.Stopped {
+		fmt.Fprintf(tw, "STOPPED stream of the projection: %s\n", s)
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(tw, "warning from the ledger: %s\n", w)

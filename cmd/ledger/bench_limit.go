@@ -43,18 +43,20 @@ type limitResult struct {
 }
 
 // limitWriter appends events of one campaign stream directly to the log,
-// chained as the service chains them. The projection folds them like any
+// chained and signed as the service chains and signs them (the signing is
+// done before the clock starts). The projection folds them like any
 // other: a campaign whose people are added one by one.
 type limitWriter struct {
 	log  events.Log
+	sign *events.Signer
 	key  events.Key
 	last *events.Envelope
 	cmds int // appends made
 	n    int // people added
 }
 
-func newLimitWriter(ctx context.Context, log events.Log, id string) (*limitWriter, error) {
-	w := &limitWriter{log: log, key: events.Key{Campaign: id}}
+func newLimitWriter(ctx context.Context, log events.Log, sign *events.Signer, id string) (*limitWriter, error) {
+	w := &limitWriter{log: log, sign: sign, key: events.Key{Campaign: id}}
 	created := campaign.Created{Campaign: id, Name: "Append limit " + id, Era: "napoleonic", Sides: loadgen.Sides}
 	if err := w.append(ctx, campaign.EvCreated, created); err != nil {
 		return nil, err
@@ -64,9 +66,19 @@ func newLimitWriter(ctx context.Context, log events.Log, id string) (*limitWrite
 
 // append appends one event per payload, all in one append.
 func (w *limitWriter) append(ctx context.Context, typ string, payloads ...any) error {
+	batch, expected, err := w.prepare(typ, payloads...)
+	if err != nil {
+		return err
+	}
+	return w.store(ctx, batch, expected)
+}
+
+// prepare makes the events of one append, chained and signed, and the
+// sequence the append expects.
+func (w *limitWriter) prepare(typ string, payloads ...any) ([]events.Envelope, uint64, error) {
 	info, ok := campaign.Registry().Lookup(typ)
 	if !ok {
-		return fmt.Errorf("bench: event type %s is not registered", typ)
+		return nil, 0, fmt.Errorf("bench: event type %s is not registered", typ)
 	}
 	w.cmds++
 	cmd := fmt.Sprintf("limit-%06d", w.cmds)
@@ -74,19 +86,24 @@ func (w *limitWriter) append(ctx context.Context, typ string, payloads ...any) e
 	for i, p := range payloads {
 		body, err := json.Marshal(p)
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		batch[i] = events.Envelope{ID: fmt.Sprintf("%s/%s/%d", w.key, cmd, i), Campaign: w.key.Campaign, Type: typ, Schema: info.Schema,
 			Time: time.Now().UTC().Truncate(time.Millisecond), Actor: loadgen.Actor.Player, CommandID: cmd,
 			Audience: events.AudienceAll, Payload: body}
 	}
-	if err := events.Chain(w.last, batch); err != nil {
-		return err
+	if err := events.ChainSigned(w.last, batch, w.sign); err != nil {
+		return nil, 0, err
 	}
 	var expected uint64
 	if w.last != nil {
 		expected = w.last.Sequence
 	}
+	return batch, expected, nil
+}
+
+// store appends a prepared batch: what the clock measures.
+func (w *limitWriter) store(ctx context.Context, batch []events.Envelope, expected uint64) error {
 	if err := w.log.Append(ctx, w.key, expected, batch); err != nil {
 		return fmt.Errorf("bench: append limit: %w", err)
 	}
@@ -110,8 +127,12 @@ func (w *limitWriter) appendFor(ctx context.Context, d time.Duration, per int) (
 		for i := range ps {
 			ps[i] = w.reader()
 		}
+		batch, expected, err := w.prepare(campaign.EvPlayerAdded, ps...)
+		if err != nil {
+			return ds, err
+		}
 		t := time.Now()
-		if err := w.append(ctx, campaign.EvPlayerAdded, ps...); err != nil {
+		if err := w.store(ctx, batch, expected); err != nil {
 			return ds, err
 		}
 		ds = append(ds, time.Since(t))
@@ -126,29 +147,32 @@ func rateOf(ds []time.Duration, elapsed time.Duration) rate {
 // measureLimit measures the log's raw appends for d each: one after the
 // other with one event and with two, then writers streams at once. The
 // campaigns it writes are named prefix-s, prefix-b and prefix-pNN.
-func measureLimit(ctx context.Context, log events.Log, prefix string, d time.Duration, writers int) (limitResult, error) {
+func measureLimit(ctx context.Context, log events.Log, sign *events.Signer, prefix string, d time.Duration, writers int) (limitResult, error) {
 	var res limitResult
 	for _, m := range []struct {
 		suffix string
 		per    int
 		into   *rate
 	}{{"s", 1, &res.Single}, {"b", 2, &res.Batch}} {
-		w, err := newLimitWriter(ctx, log, prefix+"-"+m.suffix)
+		w, err := newLimitWriter(ctx, log, sign, prefix+"-"+m.suffix)
 		if err != nil {
 			return res, err
 		}
-		t := time.Now()
 		ds, err := w.appendFor(ctx, d, m.per)
 		if err != nil {
 			return res, err
 		}
-		*m.into = rateOf(ds, time.Since(t))
+		var sum time.Duration
+		for _, x := range ds {
+			sum += x
+		}
+		*m.into = rateOf(ds, sum)
 	}
 	res.Writers = max(1, writers)
 	ws := make([]*limitWriter, res.Writers)
 	for i := range ws {
 		var err error
-		if ws[i], err = newLimitWriter(ctx, log, fmt.Sprintf("%s-p%02d", prefix, i)); err != nil {
+		if ws[i], err = newLimitWriter(ctx, log, sign, fmt.Sprintf("%s-p%02d", prefix, i)); err != nil {
 			return res, err
 		}
 	}

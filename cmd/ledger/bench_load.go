@@ -234,7 +234,7 @@ func runLoad(ctx context.Context, a *App, o leagueOptions, tag string, warnings 
 	res := &loadResult{Battles: o.Battles, Turns: o.Turns, PaceMS: float64(o.Pace.Microseconds()) / 1000, ByKind: map[string]latency{}}
 	writers := min(o.Battles, 64)
 	fmt.Fprintf(progress, "bench: the log's raw appends (the limit), %s each\n", o.LimitFor)
-	before, err := measureLimit(ctx, a.Log, tag+"-limit1", o.LimitFor, writers)
+	before, err := measureLimit(ctx, a.Log, a.Keys.Signer, tag+"-limit1", o.LimitFor, writers)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +351,7 @@ func runLoad(ctx context.Context, a *App, o leagueOptions, tag string, warnings 
 	}
 
 	fmt.Fprintf(progress, "bench: the log's raw appends again\n")
-	after, err := measureLimit(ctx, a.Log, tag+"-limit2", o.LimitFor, writers)
+	after, err := measureLimit(ctx, a.Log, a.Keys.Signer, tag+"-limit2", o.LimitFor, writers)
 	if err != nil {
 		return nil, err
 	}

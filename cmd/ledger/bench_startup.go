@@ -65,7 +65,7 @@ func fillTo(ctx context.Context, a *App, n int, camp string, res *startupResult,
 	for pass := 1; int(last) < n; pass++ {
 		need := n - int(last)
 		fmt.Fprintf(progress, "bench: filling the log to %d events (%d more)\n", n, need)
-		st, err := projtest.Fill(ctx, a.Log, projtest.FillOptions{Events: need, Campaign: fmt.Sprintf("%s%d", camp, pass)})
+		st, err := projtest.Fill(ctx, a.Log, projtest.FillOptions{Events: need, Campaign: fmt.Sprintf("%s%d", camp, pass), Signer: a.Keys.Signer})
 		if err != nil {
 			return fmt.Errorf("bench: fill: %w", err)
 		}

@@ -99,6 +99,9 @@ func TestBenchLeagueSmall(t *testing.T) {
 	if rb := res.Rebuild; rb.RebuildEvents < 3000 || rb.RebuildPerSec <= 0 || rb.RawReadPerSec <= 0 || rb.RebuildRead <= 0 || rb.Target != 0.7 {
 		t.Errorf("rebuild %+v", rb)
 	}
+	if len(res.Stopped) > 0 {
+		t.Errorf("the projection stopped streams: %v", res.Stopped)
+	}
 	if res.Machine == "" || res.Server == "" {
 		t.Errorf("machine %q, server %q", res.Machine, res.Server)
 	}
