@@ -211,7 +211,7 @@ docs/performance.md records figures and how to read them.`,
 	f.IntVar(&lo.Battles, "battles", 1000, "with --league: battles played at once, one simulated table each")
 	f.IntVar(&lo.PerCampaign, "per-campaign", 10, "with --league: battles per campaign")
 	f.IntVar(&lo.Turns, "turns", 4, "with --league: side turns each battle plays before its umpire ends it")
-	f.DurationVar(&lo.Pace, "pace", 0, "with --league: each table's pause between its commands (0: time fully compressed)")
+	f.DurationVar(&lo.Pace, "pace", 0, "with --league: each table's pause between its commands, give or take half (0: time fully compressed)")
 	f.DurationVar(&lo.LimitFor, "limit-for", 2*time.Second, "with --league: how long each measurement of the log's raw appends lasts")
 	f.IntVar(&lo.TimelineEvents, "timeline-events", 2000, "with --league: events of the battle whose timeline is shown")
 	f.IntVar(&lo.Samples, "samples", 500, "with --league: events of it shown, at random")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -26,7 +27,8 @@ type loadResult struct {
 	// Turns is the side turns each battle plays before its umpire ends it
 	// (fewer when a digital order blunders: loadgen.Mix).
 	Turns int `json:"turns"`
-	// Pace is each table's pause between its commands (0: none).
+	// Pace is each table's pause between its commands (0: none), give or
+	// take half; with a pace the tables also sit down over one pace.
 	PaceMS float64 `json:"pace_ms"`
 
 	// Commands acknowledged, and the events they appended, while the
@@ -199,8 +201,14 @@ func execute(ctx context.Context, s app.API, cmd app.Command, retried *int) (app
 	}
 }
 
+// jitter is a table's pause: pace give or take half, so that tables do
+// not keep step.
+func jitter(pace time.Duration) time.Duration {
+	return pace/2 + time.Duration(rand.Int64N(int64(pace)+1))
+}
+
 // playScript plays gen to its end through the people's sessions, pausing
-// pace between commands, and hands each acknowledged command to note;
+// about pace between commands (jitter), and hands each acknowledged command to note;
 // commands sent again after a fault are counted in retried.
 func playScript(ctx context.Context, gen *loadgen.Battle, p people, pace time.Duration, retried *int, note func(name string, d time.Duration, res app.Result)) error {
 	for !gen.Ended() {
@@ -221,7 +229,7 @@ func playScript(ctx context.Context, gen *loadgen.Battle, p people, pace time.Du
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
-			case <-time.After(pace):
+			case <-time.After(jitter(pace)):
 			}
 		}
 	}
@@ -291,6 +299,10 @@ func runLoad(ctx context.Context, a *App, o leagueOptions, tag string, warnings 
 		gen := loadgen.NewLeagueBattle(ids[c], fmt.Sprintf("b%04d", i+1), uint64(i+1))
 		gen.TurnLimit = o.Turns
 		wg.Go(func() {
+			if o.Pace > 0 {
+				// Tables sit down over one pace, not all at once.
+				time.Sleep(time.Duration(rand.Int64N(int64(o.Pace))))
+			}
 			kinds := map[string][]time.Duration{}
 			mine := map[string]acked{}
 			cmds, evs, retried, multi := 0, 0, 0, 0
