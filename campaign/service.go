@@ -22,6 +22,7 @@ type Service struct {
 	vault   events.Vault
 	now     func() time.Time
 	retries int
+	cached  int
 	entropy io.Reader
 	signer  *events.Signer
 	keys    *events.Keyring
@@ -49,6 +50,11 @@ type Options struct {
 	// service never decides on, nor signs on top of, an event the ledger
 	// did not write (docs/audit.md).
 	Keys *events.Keyring
+	// CachedStreams bounds the streams (battles and campaigns) whose
+	// folded state the service keeps between commands; beyond it idle ones
+	// are dropped and read again from the log when next used. Default
+	// DefaultCachedStreams.
+	CachedStreams int
 }
 
 // NewService returns a service appending to log and keeping sealed values in vault.
@@ -62,7 +68,11 @@ func NewService(log events.Log, vault events.Vault, opts Options) *Service {
 	if opts.Entropy == nil {
 		opts.Entropy = crand.Reader
 	}
-	return &Service{log: log, vault: vault, now: opts.Now, retries: opts.Retries, entropy: opts.Entropy, signer: opts.Signer, keys: opts.Keys, streams: map[events.Key]*stream{}}
+	if opts.CachedStreams <= 0 {
+		opts.CachedStreams = DefaultCachedStreams
+	}
+	return &Service{log: log, vault: vault, now: opts.Now, retries: opts.Retries, cached: opts.CachedStreams, entropy: opts.Entropy,
+		signer: opts.Signer, keys: opts.Keys, streams: map[events.Key]*stream{}}
 }
 
 // stream caches one stream's folded state so that a command does not read
@@ -77,17 +87,17 @@ type stream struct {
 	commands map[string][]events.Envelope // command id -> its events
 }
 
-// maxCachedStreams bounds the streams whose folded state the service keeps;
-// beyond it idle ones are dropped and read again when next used.
-const maxCachedStreams = 256
+// DefaultCachedStreams is Options.CachedStreams's default: a league's
+// battles in play at once, with their campaigns.
+const DefaultCachedStreams = 1024
 
 func (s *Service) stream(key events.Key) *stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, ok := s.streams[key]
-	if !ok && len(s.streams) >= maxCachedStreams {
+	if !ok && len(s.streams) >= s.cached {
 		for k, other := range s.streams {
-			if len(s.streams) < maxCachedStreams/2 {
+			if len(s.streams) < s.cached/2 {
 				break
 			}
 			if other.mu.TryLock() {

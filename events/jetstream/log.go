@@ -83,7 +83,17 @@ type Config struct {
 	// OpenWait bounds how long Open retries a server that does not answer
 	// (default DefaultOpenWait).
 	OpenWait time.Duration
+	// BatchesInFlight bounds this Log's atomic batches (appends of several
+	// events) in flight at once; more wait for a place, within their
+	// request's context. nats-server 2.15 refuses more than 50 in flight
+	// per stream (API error 10210): with several ledger processes on one
+	// stream, give each a share. Default DefaultBatchesInFlight.
+	BatchesInFlight int
 }
+
+// DefaultBatchesInFlight is Config.BatchesInFlight's default: below the
+// server's 50 per stream, with room for the tools.
+const DefaultBatchesInFlight = 40
 
 func (c Config) requestTimeout() time.Duration {
 	if c.RequestTimeout > 0 {
@@ -120,6 +130,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.RequestTimeout < 0 || c.OpenWait < 0 {
 		return c, fmt.Errorf("jetstream: request timeout %s, open wait %s: must not be negative", c.RequestTimeout, c.OpenWait)
+	}
+	if c.BatchesInFlight == 0 {
+		c.BatchesInFlight = DefaultBatchesInFlight
+	}
+	if c.BatchesInFlight < 1 {
+		return c, fmt.Errorf("jetstream: batches in flight %d: want at least 1", c.BatchesInFlight)
 	}
 	return c, nil
 }
@@ -164,6 +180,10 @@ type Log struct {
 	// batch of one (see Append).
 	singlePublish bool
 
+	// batches holds a place for each atomic batch in flight
+	// (Config.BatchesInFlight).
+	batches chan struct{}
+
 	// direct routes direct get answers to Read's requests.
 	direct directMux
 
@@ -202,7 +222,7 @@ func Open(ctx context.Context, js natsjs.JetStream, cfg Config) (*Log, error) {
 		return nil, &GuardError{Findings: f}
 	}
 	return &Log{
-		js: js, name: sc.Name, timeout: c.requestTimeout(), singlePublish: true,
+		js: js, name: sc.Name, timeout: c.requestTimeout(), singlePublish: true, batches: make(chan struct{}, c.BatchesInFlight),
 		direct: directMux{nc: js.Conn()}, acked: map[string]uint64{},
 	}, nil
 }
@@ -256,6 +276,16 @@ func (l *Log) Append(ctx context.Context, key events.Key, expected uint64, batch
 	}
 
 	var last uint64
+	if len(msgs) > 1 || !l.singlePublish {
+		// A place among the batches in flight, waited for within the
+		// caller's context: the server refuses more than it stages at once.
+		select {
+		case l.batches <- struct{}{}:
+			defer func() { <-l.batches }()
+		case <-ctx.Done():
+			return l.appendError(ctx, key, expected, batch, ctx.Err())
+		}
+	}
 	pctx, cancel := bounded(ctx, l.timeout)
 	defer cancel()
 	if len(msgs) == 1 && l.singlePublish {
