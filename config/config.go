@@ -65,6 +65,11 @@ type NATS struct {
 	// SyncAlways makes the embedded server fsync every write before it
 	// acknowledges it. Default true: an acknowledged event survives power loss.
 	SyncAlways bool `mapstructure:"sync_always" yaml:"sync_always" json:"sync_always"`
+	// BatchesInFlight bounds this process's atomic batches (commands of
+	// several events) in flight at once; more wait for a place. nats-server
+	// refuses more than 50 per stream: with several ledger processes on one
+	// cluster, give each a share of it. Default 40.
+	BatchesInFlight int `mapstructure:"batches_in_flight" yaml:"batches_in_flight" json:"batches_in_flight"`
 	// DuplicateWindow is how long the server itself remembers message ids.
 	// The ledger also recognises repeated commands after it has passed.
 	DuplicateWindow time.Duration `mapstructure:"duplicate_window" yaml:"duplicate_window" json:"duplicate_window"`
@@ -105,6 +110,7 @@ func Default() Config {
 			Stream:          "LEDGER",
 			Replicas:        1,
 			SyncAlways:      true,
+			BatchesInFlight: 40,
 			DuplicateWindow: 2 * time.Minute,
 		},
 		HTTP: HTTP{Addr: "127.0.0.1:8080", ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
@@ -147,6 +153,9 @@ func (c Config) Validate() error {
 	}
 	if c.NATS.Stream == "" || strings.ContainsAny(c.NATS.Stream, ". *>") {
 		errs = append(errs, fmt.Errorf("nats.stream %q: want a name without dots, spaces or wildcards", c.NATS.Stream))
+	}
+	if c.NATS.BatchesInFlight < 1 || c.NATS.BatchesInFlight > 50 {
+		errs = append(errs, fmt.Errorf("nats.batches_in_flight %d: want 1 to 50 (nats-server stages at most 50 per stream)", c.NATS.BatchesInFlight))
 	}
 	if c.NATS.DuplicateWindow < time.Second {
 		errs = append(errs, fmt.Errorf("nats.duplicate_window %s: want at least 1s", c.NATS.DuplicateWindow))

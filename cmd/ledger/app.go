@@ -111,6 +111,7 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 		Stream:          cfg.NATS.Stream,
 		Replicas:        cfg.NATS.Replicas,
 		DuplicateWindow: cfg.NATS.DuplicateWindow,
+		BatchesInFlight: cfg.NATS.BatchesInFlight,
 	}
 	vaultCfg := ledgerjs.VaultConfig{Replicas: cfg.NATS.Replicas}
 	if cfg.Embedded() {

@@ -275,6 +275,7 @@ func (c *cli) loadConfig(cmd *cobra.Command) error {
 	c.v.SetDefault("nats.replicas", def.NATS.Replicas)
 	c.v.SetDefault("nats.sync_always", def.NATS.SyncAlways)
 	c.v.SetDefault("nats.duplicate_window", def.NATS.DuplicateWindow)
+	c.v.SetDefault("nats.batches_in_flight", def.NATS.BatchesInFlight)
 	c.v.SetDefault("http.addr", def.HTTP.Addr)
 	c.v.SetDefault("http.tls_cert", "")
 	c.v.SetDefault("http.tls_key", "")
