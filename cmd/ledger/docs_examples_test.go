@@ -43,8 +43,9 @@ import (
 // ./...` is the suite this test is part of, and is not run again. A
 // `ledger serve` line runs in the background on a free port
 // (LEDGER_HTTP_ADDR=127.0.0.1:0 unless the line names an address), and
-// the address the document shows for it (127.0.0.1:8080) means that port in
-// every later command and output. A token written "lt_…" in a command
+// the address the document shows for it (the first URL in the line's
+// comment, else 127.0.0.1:8080) means that port in every later command and
+// output. A token written "lt_…" in a command
 // whose comment names "NAME's token" is the token last printed for NAME.
 //
 // Output is compared after the same normalisation of both sides: runs of
@@ -170,10 +171,16 @@ func parseDocSteps(doc string) ([]docStep, error) {
 					j++
 					cmd += "\n" + block[j]
 				}
-				st := docStep{line: lineNo, cmd: cmd, prompt: prompt}
-				if !prompt {
-					st.comment = trailingComment(cmd)
+				if m := hereDoc.FindStringSubmatch(cmd); m != nil {
+					for j+1 < len(block) {
+						j++
+						cmd += "\n" + block[j]
+						if strings.TrimSpace(block[j]) == m[1] {
+							break
+						}
+					}
 				}
+				st := docStep{line: lineNo, cmd: cmd, prompt: prompt, comment: trailingComment(strings.SplitN(cmd, "\n", 2)[0])}
 				steps = append(steps, st)
 				cur = &steps[len(steps)-1]
 			case strings.HasPrefix(l, "#") || (!prompt && trimmed == ""):
@@ -261,6 +268,7 @@ type docShell struct {
 	out     *bufio.Reader
 	serving bool
 	addr    string // the running server's host:port
+	shown   string // the host:port the document shows for it
 	tokens  map[string]string
 }
 
@@ -382,6 +390,8 @@ var (
 	tokenOwner   = regexp.MustCompile(`\b([a-z][a-z0-9_-]*)'s token`)
 	refusedWant  = regexp.MustCompile(`refused: ([A-Z]\.\d+|[a-z]+)`)
 	exitWant     = regexp.MustCompile(`\bexit (\d+)\b`)
+	hereDoc      = regexp.MustCompile(`<<-?\s*'?"?([A-Za-z_]+)'?"?\s*$`)
+	shownURL     = regexp.MustCompile(`https?://([^\s/;,)]+)`)
 )
 
 const docsShownAddr = "127.0.0.1:8080"
@@ -400,7 +410,7 @@ func (sh *docShell) step(doc string, st docStep) bool {
 	}
 	cmd := st.cmd
 	if sh.addr != "" {
-		cmd = strings.ReplaceAll(cmd, docsShownAddr, sh.addr)
+		cmd = strings.ReplaceAll(cmd, sh.shown, sh.addr)
 	}
 	if tokenWanted.MatchString(cmd) {
 		m := tokenOwner.FindStringSubmatch(st.comment)
@@ -446,7 +456,7 @@ func (sh *docShell) step(doc string, st docStep) bool {
 		}
 		want := *st.want
 		if sh.addr != "" {
-			want = strings.ReplaceAll(want, docsShownAddr, sh.addr)
+			want = strings.ReplaceAll(want, sh.shown, sh.addr)
 		}
 		if !docOutputMatches(want, out+errs) {
 			t.Errorf("%s: %s\nthe document shows:\n%s\nthe program printed (exit %d):\n%s%s", where, st.cmd, *st.want, code, out, errs)
@@ -478,6 +488,10 @@ func (sh *docShell) startServer(where, cmd string) bool {
 	if sh.serving {
 		t.Errorf("%s: a second server while the first runs", where)
 		return false
+	}
+	sh.shown = docsShownAddr
+	if m := shownURL.FindStringSubmatch(trailingComment(cmd)); m != nil {
+		sh.shown = m[1]
 	}
 	cmd = strings.TrimSpace(strings.SplitN(cmd, " #", 2)[0])
 	cmd = strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(cmd, "&")), " ")
