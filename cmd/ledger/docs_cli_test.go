@@ -211,3 +211,38 @@ func shellWords(s string) []string {
 	}
 	return words
 }
+
+// TestHelpCitesFilesThatExist: every document the CLI's help texts name
+// (a command's short and long help, its examples, its flags' usage) is in
+// the repository.
+func TestHelpCitesFilesThatExist(t *testing.T) {
+	root := (&cli{v: viper.New()}).rootCommand()
+	mention := regexp.MustCompile(`[A-Za-z0-9_./-]*[A-Za-z0-9_-]+\.md\b`)
+	found := 0
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		texts := []string{c.Short, c.Long, c.Example}
+		c.Flags().VisitAll(func(f *pflag.Flag) { texts = append(texts, f.Usage) })
+		for _, text := range texts {
+			for _, m := range mention.FindAllString(text, -1) {
+				found++
+				ok := false
+				for _, p := range []string{m, filepath.Join("docs", m)} {
+					if _, err := os.Stat(filepath.Join("..", "..", p)); err == nil {
+						ok = true
+					}
+				}
+				if !ok {
+					t.Errorf("`%s`'s help cites %s, which is not in the repository", c.CommandPath(), m)
+				}
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	if found < 5 {
+		t.Errorf("only %d documents cited in the help texts: the test no longer reads them", found)
+	}
+}
