@@ -35,7 +35,7 @@ type Board struct {
 	Generals []BoardGeneral `json:"generals"`
 	Terrain  []geom.Terrain `json:"terrain"`
 	// FlankMarches are the battle's flank marches as the caller may see
-	// them (PRODUCT.md principle 6): everyone sees a march's edge and arrival
+	// them (docs/principles.md principle 6): everyone sees a march's edge and arrival
 	// roll; only its own side and the umpire see its orders before the rules
 	// reveal them.
 	FlankMarches []rules.FlankMarch `json:"flank_marches"`

@@ -169,7 +169,7 @@ func (s *Service) SealedOrders(ctx context.Context, key events.Key, st *rules.St
 }
 
 // View returns st, a state of key's battle at any version, as p may see it
-// (PRODUCT.md principle 6): the sealed orders of p's own side's unrevealed
+// (docs/principles.md principle 6): the sealed orders of p's own side's unrevealed
 // flank marches attached (all of them for an umpire), everything else not
 // yet revealed left out (rules.State.ViewFor). Every state a query shows
 // goes through it.

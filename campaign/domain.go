@@ -39,7 +39,7 @@ type Create struct {
 	Campaign string `json:"campaign"`
 	Name     string `json:"name"`
 	// Era is "napoleonic" (default) or "awi": in the American War of
-	// Independence attack columns did not exist (RULES.md C.7).
+	// Independence attack columns did not exist (docs/rules.md C.7).
 	Era string `json:"era,omitempty"`
 	// Ruleset is a YAML overlay on the default ruleset, applied to every
 	// battle of the campaign.

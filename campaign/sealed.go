@@ -10,7 +10,7 @@ import (
 	"github.com/clubledger/ledger/rules"
 )
 
-// The service's side of sealed flank marches (RULES.md F.1, PRODUCT.md
+// The service's side of sealed flank marches (docs/rules.md F.1, docs/principles.md
 // principle 6; docs/flank-marches.md). A flank.declare arrives with its
 // orders in the open; the service checks them, seals them with a fresh
 // secret salt in the vault under the hex SHA-256 of the sealed text (the

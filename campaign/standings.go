@@ -11,7 +11,7 @@ import (
 	"github.com/clubledger/ledger/rules"
 )
 
-// Campaign standings and rosters (RULES.md V.3, V.4; docs/flank-marches.md).
+// Campaign standings and rosters (docs/rules.md V.3, V.4; docs/flank-marches.md).
 //
 // Both are derived, never stored: they fold the campaign's battles, in the
 // order of campaign.battle_added, from the battles' own streams. A battle

@@ -3,7 +3,7 @@
 // implement. It knows nothing of NATS: events/jetstream implements Log on
 // JetStream.
 //
-// The log is the truth (PRODUCT.md principle 1): every battle and every
+// The log is the truth (docs/principles.md principle 1): every battle and every
 // campaign is one stream of envelopes, each carrying the hash of the one
 // before it (principle 5), appended with optimistic concurrency and
 // idempotency.

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Audience values say who may read an event. Hidden information (RULES.md F.1,
+// Audience values say who may read an event. Hidden information (docs/rules.md F.1,
 // the dice seed before its reveal) is written for one side or the umpire only.
 const (
 	AudienceAll    = "all"

@@ -23,7 +23,7 @@ var ErrDuplicate = errors.New("events: duplicate: this command was already appen
 var ErrUnavailable = errors.New("events: the log is unavailable")
 
 // ErrDenied is returned when the store refuses to delete or purge: the log is
-// append-only (PRODUCT.md principle 2).
+// append-only (docs/principles.md principle 2).
 var ErrDenied = errors.New("events: denied: the log never deletes or purges")
 
 // Log is the append-only event log.

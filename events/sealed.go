@@ -13,7 +13,7 @@ import (
 	"fmt"
 )
 
-// SealedVault encrypts what it stores in another Vault (PRODUCT.md
+// SealedVault encrypts what it stores in another Vault (docs/principles.md
 // principle 6): whoever reads the bucket underneath, with the NATS tools or
 // from a backup, gets ciphertext. The key (VaultKeySize random bytes) is
 // kept outside NATS, in the ledger's key file (package keys).

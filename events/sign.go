@@ -12,7 +12,7 @@ import (
 )
 
 // The ledger signs every event it appends with its Ed25519 key
-// (PRODUCT.md principle 5: authorship, not only order). The signature is a
+// (docs/principles.md principle 5: authorship, not only order). The signature is a
 // member of the stored JSON itself, the last one:
 //
 //	{"id":…,"prev_hash":…,"payload":{…},"signer":"<hex public key>","sig":"<base64>"}

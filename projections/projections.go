@@ -1,7 +1,7 @@
 // Package projections defines how read models follow the log: a Projection
 // applies batches of events and records, in the same transaction, the log
 // sequence it has reached; Run feeds it from an events.Log. A projection can
-// always be deleted and rebuilt from the log (PRODUCT.md principle 1).
+// always be deleted and rebuilt from the log (docs/principles.md principle 1).
 package projections
 
 import (

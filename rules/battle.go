@@ -1,4 +1,4 @@
-// The battle's life cycle and turn sequence (RULES.md T.1-T.7): its
+// The battle's life cycle and turn sequence (docs/rules.md T.1-T.7): its
 // set-up (create, deploy, start), phases and turns, and its end. Decisions:
 // battle_decide.go.
 

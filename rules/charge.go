@@ -1,4 +1,4 @@
-// Charges (RULES.md C.9, K.4-K.10): the command, its events and the
+// Charges (docs/rules.md C.9, K.4-K.10): the command, its events and the
 // decision; where a charge goes: charge_path.go; the K.9 pushes:
 // charge_push.go.
 

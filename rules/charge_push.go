@@ -1,4 +1,4 @@
-// Where a charger may stand, and the enemies it pushes back (RULES.md K.6,
+// Where a charger may stand, and the enemies it pushes back (docs/rules.md K.6,
 // K.7, K.9).
 
 package rules

@@ -232,7 +232,7 @@ func TestChargeK9Pushback(t *testing.T) {
 }
 
 // TestChargeK9Room: the touched neighbour moves back 1" when the room
-// behind it allows, else as far back as the room allows (RULES.md K.9: so
+// behind it allows, else as far back as the room allows (docs/rules.md K.9: so
 // that the bases are clearly apart, not a hair's breadth). Behind it stands
 // a blue battalion whose front edge is room inches from its rear edge.
 func TestChargeK9Room(t *testing.T) {

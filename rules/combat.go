@@ -1,4 +1,4 @@
-// Combat outcomes entered at the table (RULES.md T.4, M.5, M.17): the texts
+// Combat outcomes entered at the table (docs/rules.md T.4, M.5, M.17): the texts
 // give no firing or melee rules, so outcomes are entered, not judged.
 
 package rules

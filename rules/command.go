@@ -1,4 +1,4 @@
-// The command phase (RULES.md C, seed 002): generals' orders, initiative
+// The command phase (docs/rules.md C, seed 002): generals' orders, initiative
 // and blunders; what every action of a unit checks (actingUnit) and how far
 // a move action goes (moveAllowance). Orders: command_order.go; their odds:
 // command_odds.go; initiative: command_initiative.go; blunders:

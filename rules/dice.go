@@ -9,7 +9,7 @@ import (
 	"github.com/clubledger/ledger/rules/dice"
 )
 
-// Dice sources recorded on a roll (PRODUCT.md principle 4).
+// Dice sources recorded on a roll (docs/principles.md principle 4).
 const (
 	SourceDigital  = "digital"
 	SourcePhysical = "physical"
@@ -165,7 +165,7 @@ func rollTotal(r *RollRecord) int {
 	return r.Total
 }
 
-// Dice seed periods (PRODUCT.md principle 4, docs/dice.md): the secret seed
+// Dice seed periods (docs/principles.md principle 4, docs/dice.md): the secret seed
 // of the ledger's digital dice is committed when its period starts and
 // revealed when it ends. The ruleset's dice.seed_period says whether one
 // seed serves the whole battle or each turn has its own.

@@ -6,7 +6,7 @@ import (
 	"github.com/clubledger/ledger/rules/geom"
 )
 
-// Retractions, disputes and corrections (PRODUCT.md principle 2;
+// Retractions, disputes and corrections (docs/principles.md principle 2;
 // docs/disputes.md). Nothing is ever edited or deleted: a mistake is
 // corrected by a new event that points at the one it corrects, and the
 // original stays in the log.

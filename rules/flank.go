@@ -12,7 +12,7 @@ import (
 	"github.com/clubledger/ledger/rules/geom"
 )
 
-// Flank marches (RULES.md F, seed 001; docs/flank-marches.md).
+// Flank marches (docs/rules.md F, seed 001; docs/flank-marches.md).
 //
 // A flank march is declared openly by its table edge only (F.1); its orders
 // (which brigades march, where they enter) are sealed by the service in its
@@ -369,7 +369,7 @@ func (s *State) flankMarchOf(unit string) *FlankMarch {
 	return nil
 }
 
-// ViewFor returns a copy of s as viewer may see it (PRODUCT.md principle
+// ViewFor returns a copy of s as viewer may see it (docs/principles.md principle
 // 6): the umpire sees everything; a side sees its own flank marches' orders
 // but of the others only what the log says openly (edge, commitment, roll)
 // until they are revealed. Use it on any state that may carry sealed orders

@@ -1,4 +1,4 @@
-// Decisions of flank marches (RULES.md F.1, F.2, F.6, F.7, F.10): the
+// Decisions of flank marches (docs/rules.md F.1, F.2, F.6, F.7, F.10): the
 // orders checked, the declaration and its arrival roll, the mutual fight,
 // the rally off the table, and no firing from off the table.
 

@@ -1,4 +1,4 @@
-// A flank march arriving (RULES.md F.2-F.5): its orders revealed, the
+// A flank march arriving (docs/rules.md F.2-F.5): its orders revealed, the
 // opponent's entry point, each unit coming on at full speed.
 
 package rules

@@ -1,4 +1,4 @@
-// The events of flank marches (RULES.md F), how they apply and how they
+// The events of flank marches (docs/rules.md F), how they apply and how they
 // read.
 
 package rules

@@ -1,4 +1,4 @@
-// Tactical marches (RULES.md M.11-M.15, seed 000 8.5): a brigade's march
+// Tactical marches (docs/rules.md M.11-M.15, seed 000 8.5): a brigade's march
 // and brigade order changes; a unit's march and where it ends: march_unit.go.
 
 package rules
@@ -11,7 +11,7 @@ import (
 	"github.com/clubledger/ledger/rules/geom"
 )
 
-// Tactical marches (RULES.md M.11-M.15, seed 000 8.5): a brigade's march,
+// Tactical marches (docs/rules.md M.11-M.15, seed 000 8.5): a brigade's march,
 // its units' marches and where they end, and brigade order changes.
 
 // Command names of tactical marches (M.11-M.15).

@@ -1,4 +1,4 @@
-// A unit's tactical march (RULES.md M.12-M.14): how far it goes, and where
+// A unit's tactical march (docs/rules.md M.12-M.14): how far it goes, and where
 // it comes within the M.13 distance of an enemy and stops.
 
 package rules

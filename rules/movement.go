@@ -1,4 +1,4 @@
-// Moves, formation changes and generals (RULES.md C.16, C.17, M.1-M.10,
+// Moves, formation changes and generals (docs/rules.md C.16, C.17, M.1-M.10,
 // K.1-K.3): their commands and events. Moves: movement_move.go; paths and
 // what a move may not do: movement_path.go; formation changes:
 // movement_reform.go; generals and the hand-over: movement_general.go.

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Refusal is a command the rules do not allow. Rule cites RULES.md ("C.17"),
+// Refusal is a command the rules do not allow. Rule cites docs/rules.md ("C.17"),
 // Code is stable for programs ("move_too_far"), Message is readable at the
 // table and carries the numbers, which Numbers repeats for programs.
 type Refusal struct {

@@ -106,7 +106,7 @@ func wantActions(n int) func(*testing.T, []Event, *State) {
 	}
 }
 
-// TestRulesC: one table per rule of RULES.md C, valid and refused cases.
+// TestRulesC: one table per rule of docs/rules.md C, valid and refused cases.
 func TestRulesC(t *testing.T) {
 	runRuleCases(t, []ruleCase{
 		// C.1: initiative, then generals' orders.

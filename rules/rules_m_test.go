@@ -38,7 +38,7 @@ func wantEvent[T Event](f func(*testing.T, T, *State)) func(*testing.T, []Event,
 	}
 }
 
-// TestRulesM: one table per rule of RULES.md M (and the T.4 outcomes), valid
+// TestRulesM: one table per rule of docs/rules.md M (and the T.4 outcomes), valid
 // and refused cases; every refusal checks the rule, the code, its numbers
 // and that nothing was emitted.
 func TestRulesM(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Measurement systems a battle may be played in (RULES.md preamble).
+// Measurement systems a battle may be played in (docs/rules.md preamble).
 const (
 	Inches      = "in"
 	Centimetres = "cm"
@@ -24,7 +24,7 @@ var defaultRulesetYAML []byte
 // comments included, for tools that show or export it.
 func DefaultRulesetYAML() []byte { return bytes.Clone(defaultRulesetYAML) }
 
-// Ruleset holds every [table] and [choice] value of RULES.md and every number
+// Ruleset holds every [table] and [choice] value of docs/rules.md and every number
 // of the seed texts as data, so that a campaign can override them and the Go
 // code holds no rule numbers. A Ruleset recorded in a State is never mutated:
 // Clone shares it.

@@ -9,7 +9,7 @@ import (
 	"github.com/clubledger/ledger/rules/geom"
 )
 
-// Victory (RULES.md V; docs/flank-marches.md): each unit type has a value
+// Victory (docs/rules.md V; docs/flank-marches.md): each unit type has a value
 // (V.1, unit_types.*.victory_points); a battle may name objectives with
 // values (battle.create); the umpire enters who holds each
 // (objective.hold), and the outcomes of combat are entered (combat.record,

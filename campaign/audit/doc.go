@@ -1,5 +1,5 @@
 // Package audit verifies a battle from its events alone: the hash chain
-// (PRODUCT.md principle 5), the dice commitments and reveals, every digital
+// (docs/principles.md principle 5), the dice commitments and reveals, every digital
 // roll recomputed from the revealed seed (principle 4, docs/dice.md), the
 // roll counters, and every order's reading of its roll against the battle's
 // recorded ruleset; then it sums up whose dice ran hot.

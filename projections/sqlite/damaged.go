@@ -12,7 +12,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 )
 
-// The projection file is disposable (PRODUCT.md principle 1): when it
+// The projection file is disposable (docs/principles.md principle 1): when it
 // cannot be read (cut short, a damaged header, not a database at all),
 // OpenWith with Options.MoveDamaged moves it aside, says where, and starts
 // an empty one, which the projector fills again from the log.

@@ -76,7 +76,7 @@ func writeBattleParts(ctx context.Context, tx *txw, key events.Key, b *battleSta
 			m := &s.Flank.Marches[i]
 			entered, _ := json.Marshal(nonNil(m.Entered))
 			waiting, _ := json.Marshal(nonNil(m.Waiting))
-			// Sealed until revealed (F.1, PRODUCT.md principle 6): the
+			// Sealed until revealed (F.1, docs/principles.md principle 6): the
 			// state holds the orders only once flank.revealed is applied,
 			// and the projection shows them no earlier.
 			var ex, ey, brigades, units any

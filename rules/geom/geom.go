@@ -138,7 +138,7 @@ func (b Base) Right() Vec {
 // Corners returns the four corners: front-left, front-right, rear-right, rear-left.
 func (b Base) Corners() [4]Vec { return b.frame().corners() }
 
-// FrontCenter is the middle of the front edge: the leader point of RULES.md
+// FrontCenter is the middle of the front edge: the leader point of docs/rules.md
 // K.10 in the default ruleset.
 func (b Base) FrontCenter() Vec { return b.Center.Add(b.Forward().Scale(b.Depth / 2)) }
 

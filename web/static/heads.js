@@ -1,4 +1,4 @@
-// Witnessed heads (PRODUCT.md principle 5): the page keeps, per battle, the
+// Witnessed heads (docs/principles.md principle 5): the page keeps, per battle, the
 // hashes it has seen at given versions (the state's head, and each event it
 // has read), in localStorage, and checks every history the ledger later
 // shows against them: the event at a kept version must still carry the kept
