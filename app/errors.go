@@ -178,7 +178,7 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 		out.Message = text("unavailable") + " (" + err.Error() + ")"
 	case errors.Is(err, events.ErrConflict):
 		out.Kind, out.Code = KindConflict, "conflict"
-		out.Message = text("conflict")
+		out.Message = text("conflict") + " (" + err.Error() + ")"
 	default:
 		out.Kind, out.Code = KindInternal, "internal"
 		out.Message = text("internal")

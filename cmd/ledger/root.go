@@ -117,11 +117,7 @@ func (c *cli) exit(err error) int {
 		return exitError
 	}
 	if !errors.As(err, &ae) {
-		var cat *i18n.Catalogue
-		if c.lang() != "en" {
-			cat = messages()
-		}
-		ae = app.Classify(err, cat, c.lang(), i18n.Vars{})
+		ae = app.Classify(err, messages(), c.lang(), i18n.Vars{})
 		if ae.Kind == app.KindInternal {
 			// Not the door's own words: say what happened as it is.
 			fmt.Fprintln(c.stderr, w.t("exit.error", "message", err.Error()))

@@ -275,7 +275,6 @@ func (l *Log) Append(ctx context.Context, key events.Key, expected uint64, batch
 		msgs[i] = &nats.Msg{Subject: subj, Header: h, Data: e.Raw}
 	}
 
-	var last uint64
 	if len(msgs) > 1 || !l.singlePublish {
 		// A place among the batches in flight, waited for within the
 		// caller's context: the server refuses more than it stages at once.
@@ -288,31 +287,26 @@ func (l *Log) Append(ctx context.Context, key events.Key, expected uint64, batch
 	}
 	pctx, cancel := bounded(ctx, l.timeout)
 	defer cancel()
-	if len(msgs) == 1 && l.singlePublish {
-		// No retries on "no responders" inside the client: the bound is ours.
-		ack, err := l.js.PublishMsg(pctx, msgs[0], natsjs.WithRetryAttempts(0))
-		if err != nil {
-			return l.appendError(ctx, key, expected, batch, err)
+	last, err := l.publish(pctx, key, msgs)
+	for pause := time.Millisecond; err != nil && l.stillAtExpected(ctx, pctx, key, expected, err); pause = min(2*pause, 50*time.Millisecond) {
+		// A replicated stream's leader answers 10164 while it is still
+		// applying the last write to this subject (it acknowledges a write
+		// before it forgets it is in process: processClusteredInboundMsg in
+		// nats-server). Nothing was stored after expected, so the
+		// expectation still holds: wait a moment and send the same batch
+		// again, within the same bound.
+		select {
+		case <-time.After(pause):
+		case <-pctx.Done():
+			return l.appendError(ctx, key, expected, batch, pctx.Err())
 		}
-		if ack.Duplicate {
-			return fmt.Errorf("jetstream: append %s: %w (event %s is at sequence %d)", key, events.ErrDuplicate, batch[0].ID, ack.Sequence)
+		last, err = l.publish(pctx, key, msgs)
+	}
+	if err != nil {
+		if errors.Is(err, events.ErrDuplicate) {
+			return err
 		}
-		last = ack.Sequence
-	} else {
-		// The first message's flow-control ack has a timeout of its own
-		// (the client's 5 s default): bound it too.
-		fc := jetstreamext.BatchFlowControl{AckFirst: true, AckTimeout: l.timeout}
-		if dl, ok := pctx.Deadline(); ok {
-			fc.AckTimeout = max(time.Until(dl), time.Millisecond)
-		}
-		ack, err := jetstreamext.PublishMsgBatch(pctx, l.js, msgs, fc)
-		if err != nil {
-			return l.appendError(ctx, key, expected, batch, err)
-		}
-		if ack.BatchSize != uint64(len(msgs)) || ack.Sequence < uint64(len(msgs)) {
-			return fmt.Errorf("jetstream: append %s: batch of %d acknowledged as %d ending at %d", key, len(msgs), ack.BatchSize, ack.Sequence)
-		}
-		last = ack.Sequence
+		return l.appendError(ctx, key, expected, batch, err)
 	}
 	// An atomic batch is stored contiguously: the ack names its last message.
 	first := last - uint64(len(batch)) + 1
@@ -321,6 +315,50 @@ func (l *Log) Append(ctx context.Context, key events.Key, expected uint64, batch
 	}
 	l.noteAcked(subj, last)
 	return nil
+}
+
+// publish sends msgs, one plain publish or one atomic batch, and returns
+// the sequence of the last. A plain publish the server reports as a
+// duplicate is events.ErrDuplicate; other errors are the server's, for
+// appendError to map.
+func (l *Log) publish(ctx context.Context, key events.Key, msgs []*nats.Msg) (uint64, error) {
+	if len(msgs) == 1 && l.singlePublish {
+		// No retries on "no responders" inside the client: the bound is ours.
+		ack, err := l.js.PublishMsg(ctx, msgs[0], natsjs.WithRetryAttempts(0))
+		if err != nil {
+			return 0, err
+		}
+		if ack.Duplicate {
+			return 0, fmt.Errorf("jetstream: append %s: %w (event %s is at sequence %d)", key, events.ErrDuplicate, msgs[0].Header.Get(natsjs.MsgIDHeader), ack.Sequence)
+		}
+		return ack.Sequence, nil
+	}
+	// The first message's flow-control ack has a timeout of its own (the
+	// client's 5 s default): bound it too.
+	fc := jetstreamext.BatchFlowControl{AckFirst: true, AckTimeout: l.timeout}
+	if dl, ok := ctx.Deadline(); ok {
+		fc.AckTimeout = max(time.Until(dl), time.Millisecond)
+	}
+	ack, err := jetstreamext.PublishMsgBatch(ctx, l.js, msgs, fc)
+	if err != nil {
+		return 0, err
+	}
+	if ack.BatchSize != uint64(len(msgs)) || ack.Sequence < uint64(len(msgs)) {
+		return 0, fmt.Errorf("jetstream: append %s: batch of %d acknowledged as %d ending at %d", key, len(msgs), ack.BatchSize, ack.Sequence)
+	}
+	return ack.Sequence, nil
+}
+
+// stillAtExpected tells whether err is a replicated stream's 10164 (wrong
+// last sequence, without the number) while key's stream has nothing after
+// expected and there is time left to send again.
+func (l *Log) stillAtExpected(ctx, pctx context.Context, key events.Key, expected uint64, err error) bool {
+	var apiErr *natsjs.APIError
+	if !errors.As(err, &apiErr) || apiErr.ErrorCode != codeWrongLastSequenceConstant || pctx.Err() != nil {
+		return false
+	}
+	after, rerr := l.Read(pctx, key, expected)
+	return rerr == nil && len(after) == 0 && ctx.Err() == nil
 }
 
 // appendError maps a refused append. A wrong expected sequence may hide a

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,7 +56,52 @@ func TestCluster(t *testing.T) {
 	t.Run("Vault", func(t *testing.T) {
 		testVault(t, jstest.OpenVault(t, nc, jetstream.VaultConfig{Replicas: 3}))
 	})
+	t.Run("BackToBack", func(t *testing.T) { testBackToBack(t, l) })
 	t.Run("StreamLeaderLost", func(t *testing.T) { testLeaderLost(t, c) })
+}
+
+// testBackToBack appends, on several streams at once, one command right
+// after the other's acknowledgement, single events and atomic batches of
+// two in turn, each expecting the sequence the last acknowledgement gave.
+// None of them may be refused: a replicated stream's leader can still be
+// applying the last write to a subject when the next arrives (answering
+// 10164, "wrong last sequence" without a number), and the log must not
+// report that as a conflict, since nothing else was written.
+func testBackToBack(t *testing.T, l *jetstream.Log) {
+	const writers, each = 8, 150
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Go(func() {
+			key := events.Key{Campaign: "backtoback", Battle: fmt.Sprintf("b%d", w)}
+			var last *events.Envelope
+			for i := range each {
+				cmd := fmt.Sprintf("b2b-%d-%d", w, i)
+				b := []events.Envelope{event(key, cmd, 0)}
+				if i%2 == 1 {
+					b = append(b, event(key, cmd, 1))
+				}
+				if err := events.Chain(last, b); err != nil {
+					errs <- err
+					return
+				}
+				var expected uint64
+				if last != nil {
+					expected = last.Sequence
+				}
+				if err := l.Append(ctxT(t), key, expected, b); err != nil {
+					errs <- fmt.Errorf("writer %d, command %d of %d: %w", w, i+1, each, err)
+					return
+				}
+				last = &b[len(b)-1]
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
 
 func ctxT(t *testing.T) context.Context {
