@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -356,39 +357,71 @@ func TestSeedAfterFirstRoll(t *testing.T) {
 	// recorded ones, whatever the dice showed.
 	var roll rules.DiceRolled
 	decodePayload(t, evs[r], &roll)
-	var revealed rules.DiceRevealed
-	decodePayload(t, evs[find(t, evs, rules.EvDiceRevealed, nil)], &revealed)
-	secret, err := dice.ParseSeed(revealed.Seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	players := map[string]string{}
-	for _, e := range evs[:r] {
-		if e.Type == rules.EvDiceSeedAdded {
-			var a rules.DiceSeedAdded
-			decodePayload(t, e, &a)
-			players[a.Player] = a.Seed
-		}
-	}
-	var committed rules.DiceCommitted
-	decodePayload(t, evs[find(t, evs, rules.EvDiceCommitted, nil)], &committed)
-	nonce, err := dice.ParseNonce(roll.Nonce)
-	if err != nil {
-		t.Fatal(err)
-	}
-	draw := dice.Draw{Counter: roll.Counter}
-	if committed.Scheme == dice.SchemeV2 {
-		draw.Command, draw.Nonce = roll.CommandID, nonce
-	}
-	without, err := dice.Derive(committed.Scheme, dice.Input{Seed: secret, PlayerSeeds: players, Battle: evs[r].Key().String(), Period: roll.Period}, draw, roll.Count, roll.Sides)
-	if err != nil {
-		t.Fatal(err)
-	}
+	without := recompute(t, evs, r, roll.Nonce)
 	rolls := audit.Fail
 	if slices.Equal(without, roll.Values) {
 		rolls = audit.Pass
 	}
 	checkStatus(t, rep, map[string]audit.Status{audit.CheckSeedTiming: audit.Fail, audit.CheckRolls: rolls})
+}
+
+// recompute derives the faces of the roll evs[at] again, with nonce (hex)
+// in place of the one it records, from the revealed seed and the players'
+// seeds added before it.
+func recompute(tb testing.TB, evs []events.Envelope, at int, nonceHex string) []int {
+	tb.Helper()
+	var roll rules.DiceRolled
+	decodePayload(tb, evs[at], &roll)
+	var revealed rules.DiceRevealed
+	decodePayload(tb, evs[find(tb, evs, rules.EvDiceRevealed, nil)], &revealed)
+	secret, err := dice.ParseSeed(revealed.Seed)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	players := map[string]string{}
+	for _, e := range evs[:at] {
+		if e.Type == rules.EvDiceSeedAdded {
+			var a rules.DiceSeedAdded
+			decodePayload(tb, e, &a)
+			players[a.Player] = a.Seed
+		}
+	}
+	var committed rules.DiceCommitted
+	decodePayload(tb, evs[find(tb, evs, rules.EvDiceCommitted, nil)], &committed)
+	nonce, err := dice.ParseNonce(nonceHex)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	draw := dice.Draw{Counter: roll.Counter}
+	if committed.Scheme == dice.SchemeV2 {
+		draw.Command, draw.Nonce = roll.CommandID, nonce
+	}
+	faces, err := dice.Derive(committed.Scheme, dice.Input{Seed: secret, PlayerSeeds: players, Battle: evs[at].Key().String(), Period: roll.Period}, draw, roll.Count, roll.Sides)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return faces
+}
+
+// otherNonce returns a nonce for the nonced roll evs[at] under which its
+// dice show other faces than it records: a forgery the rolls check must
+// catch whatever the dice showed (with the zero nonce, or any one fixed
+// nonce, the faces can come out the same by chance).
+func otherNonce(tb testing.TB, evs []events.Envelope, at int) string {
+	tb.Helper()
+	var roll rules.DiceRolled
+	decodePayload(tb, evs[at], &roll)
+	if got := recompute(tb, evs, at, roll.Nonce); !slices.Equal(got, roll.Values) {
+		tb.Fatalf("roll %d recomputes to %v, records %v", roll.Counter, got, roll.Values)
+	}
+	for i := range 256 {
+		nonce := strings.Repeat(fmt.Sprintf("%02x", i), len(roll.Nonce)/2)
+		if nonce != roll.Nonce && !slices.Equal(recompute(tb, evs, at, nonce), roll.Values) {
+			return nonce
+		}
+	}
+	tb.Fatalf("no nonce of 256 changes roll %d's faces %v", roll.Counter, roll.Values)
+	return ""
 }
 
 // decodePayload reads an event's payload into v.

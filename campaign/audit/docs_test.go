@@ -147,7 +147,7 @@ func TestIndependentVerifierAgrees(t *testing.T) {
 		return json.Unmarshal(e.Payload, &r) == nil && r.Nonce != ""
 	})
 	forged := cloneEnvs(noncedEvs)
-	edit(t, &forged[playerRoll], func(r *rules.DiceRolled) { r.Nonce = strings.Repeat("0", len(r.Nonce)) })
+	edit(t, &forged[playerRoll], func(r *rules.DiceRolled) { r.Nonce = otherNonce(t, noncedEvs, playerRoll) })
 	forged = rechainWith(t, forged, nonced.l.keys.Signer)
 
 	for _, c := range []struct {

@@ -195,7 +195,7 @@ func TestAuditOfANoncedBattle(t *testing.T) {
 		check  string
 		says   string
 	}{
-		{"another nonce", playerRoll, func(r *rules.DiceRolled) { r.Nonce = strings.Repeat("0", len(r.Nonce)) }, audit.CheckRolls, "does not recompute"},
+		{"another nonce", playerRoll, func(r *rules.DiceRolled) { r.Nonce = otherNonce(t, b.evs, playerRoll) }, audit.CheckRolls, "does not recompute"},
 		{"a nonce on a command entered for karl", entered, func(r *rules.DiceRolled) { r.Nonce = "00112233445566778899aabbccddeeff" }, audit.CheckNonces, "ump entered the command for karl"},
 		{"another command id", playerRoll, func(r *rules.DiceRolled) { r.CommandID = "elsewhere" }, audit.CheckNonces, `its event belongs to command`},
 		{"no command id", entered, func(r *rules.DiceRolled) { r.CommandID = "" }, audit.CheckNonces, "does not record the command it settles"},
