@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // Audience values say who may read an event. Hidden information (docs/rules.md F.1,
@@ -137,9 +139,17 @@ func (e *Envelope) Encode() ([]byte, error) {
 }
 
 // Decode parses a stored message into an envelope and keeps raw as its Raw.
+//
+// It decodes with encoding/json's semantics as implemented on top of
+// encoding/json/v2 (github.com/go-json-experiment/json/v1, the module the
+// standard library's v2 was adopted from): every event read, by the
+// projection, the audit and the service alike, is decoded here, and that
+// implementation takes half the time and a tenth of the allocations
+// (BenchmarkDecode). TestDecodeAgreesWithEncodingJSON holds it to the
+// standard library's results.
 func Decode(raw []byte) (Envelope, error) {
 	var e Envelope
-	if err := json.Unmarshal(raw, &e); err != nil {
+	if err := jsonv1.Unmarshal(raw, &e); err != nil {
 		return Envelope{}, fmt.Errorf("decode event: %w", err)
 	}
 	e.Raw = raw

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // Command is a request to change a battle, decoded from JSON. The service
@@ -272,7 +274,8 @@ func DecodeEvent(typ string, payload []byte) (Event, error) {
 		return nil, fmt.Errorf("unknown event type %q", typ)
 	}
 	e := i.new()
-	if err := json.Unmarshal(payload, e); err != nil {
+	// encoding/json's semantics, decoded as events.Decode decodes (see there).
+	if err := jsonv1.Unmarshal(payload, e); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", typ, err)
 	}
 	return e, nil
