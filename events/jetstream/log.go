@@ -291,7 +291,7 @@ func (l *Log) Append(ctx context.Context, key events.Key, expected uint64, batch
 	for pause := time.Millisecond; err != nil && l.stillAtExpected(ctx, pctx, key, expected, err); pause = min(2*pause, 50*time.Millisecond) {
 		// A replicated stream's leader answers 10164 while it is still
 		// applying the last write to this subject (it acknowledges a write
-		// before it forgets it is in process: processClusteredInboundMsg in
+		// before it forgets it is in process: applyStreamMsgOp in
 		// nats-server). Nothing was stored after expected, so the
 		// expectation still holds: wait a moment and send the same batch
 		// again, within the same bound.
