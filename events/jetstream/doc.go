@@ -43,7 +43,10 @@
 // staging file store.
 //
 // Refusals are mapped once, here: wrong last sequence (API errors 10071,
-// and 10164 on replicated streams) is events.ErrConflict; an atomic batch
+// and 10164 on replicated streams) is events.ErrConflict, except a 10164
+// while nothing was stored after the expected sequence (the leader still
+// marks the subject's last write in process just after acknowledging it):
+// that append is sent again within its bound. An atomic batch
 // with an already stored message id (10201) or a publish acknowledged as a
 // duplicate is events.ErrDuplicate. A single server checks a plain
 // publish's expected sequence before its message id, so a repeated
