@@ -26,23 +26,7 @@ func TestServeReadinessFollowsTheCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test")
 	}
-	c := jstest.RunCluster(t, 3)
-	cfg := config.Default()
-	cfg.DataDir = t.TempDir()
-	cfg.HTTP.Addr = "127.0.0.1:0"
-	cfg.NATS.URL = strings.Join([]string{c.URL(0), c.URL(1), c.URL(2)}, ",")
-	cfg.NATS.Replicas = 3
-	cfg.NATS.User, cfg.NATS.Password = ledgerjs.UserLedger, c.Credentials().Password(ledgerjs.UserLedger)
-	ctx, cancel := context.WithCancel(context.Background())
-	s, err := Serve(ctx, cfg, ServeOptions{AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil)), Entropy: dicetest.Entropy(t)})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	defer func() {
-		cancel()
-		_ = s.Wait()
-	}()
+	c, cfg, s := serveOnCluster(t)
 	get := func(path, token string) (int, string) {
 		req, _ := http.NewRequest("GET", s.URL+path, nil)
 		if token != "" {
@@ -114,23 +98,7 @@ func TestServeFaultsInWords(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test")
 	}
-	c := jstest.RunCluster(t, 3)
-	cfg := config.Default()
-	cfg.DataDir = t.TempDir()
-	cfg.HTTP.Addr = "127.0.0.1:0"
-	cfg.NATS.URL = strings.Join([]string{c.URL(0), c.URL(1), c.URL(2)}, ",")
-	cfg.NATS.Replicas = 3
-	cfg.NATS.User, cfg.NATS.Password = ledgerjs.UserLedger, c.Credentials().Password(ledgerjs.UserLedger)
-	ctx, cancel := context.WithCancel(context.Background())
-	s, err := Serve(ctx, cfg, ServeOptions{AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil)), Entropy: dicetest.Entropy(t)})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	defer func() {
-		cancel()
-		_ = s.Wait()
-	}()
+	c, cfg, s := serveOnCluster(t)
 	ts := &testServer{t: t, cfg: cfg, served: s, url: s.URL, tokens: map[string]string{}}
 	ts.must(ts.command("admin", "", "campaign.create", map[string]any{"command": map[string]any{
 		"name": "League", "sides": []map[string]string{{"id": "red", "name": "Red"}, {"id": "blue", "name": "Blue"}}}}), 201)
@@ -192,4 +160,28 @@ func TestServeFaultsInWords(t *testing.T) {
 	if n := strings.Count(string(evs.raw), `"command_id": "`+add["id"].(string)+`"`); n != 1 {
 		t.Fatalf("the command retried with its id is in the log %d times", n)
 	}
+}
+
+// serveOnCluster runs `ledger serve` on a three-node cluster of its own,
+// the stream on three replicas, until the test ends.
+func serveOnCluster(t *testing.T) (*jstest.Cluster, config.Config, *Served) {
+	t.Helper()
+	c := jstest.RunCluster(t, 3)
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	cfg.HTTP.Addr = "127.0.0.1:0"
+	cfg.NATS.URL = strings.Join([]string{c.URL(0), c.URL(1), c.URL(2)}, ",")
+	cfg.NATS.Replicas = 3
+	cfg.NATS.User, cfg.NATS.Password = ledgerjs.UserLedger, c.Credentials().Password(ledgerjs.UserLedger)
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := Serve(ctx, cfg, ServeOptions{AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil)), Entropy: dicetest.Entropy(t)})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = s.Wait()
+	})
+	return c, cfg, s
 }
