@@ -304,10 +304,10 @@ func playUntilCharge(t *testing.T, ts *testServer, b, file string) {
 	t.Fatalf("%s: no charge", file)
 }
 
-// browserContext starts headless Chromium at exe for the test (60 s at most).
-func browserContext(t *testing.T, exe string) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+// chromiumOptions are the options every browser test starts headless
+// Chromium at exe with: 1,280 by 900 pixels, a profile of the test's own.
+func chromiumOptions(t *testing.T, exe string) []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
 		chromedp.Flag("headless", true),
 		chromedp.NoSandbox,
@@ -319,6 +319,12 @@ func browserContext(t *testing.T, exe string) context.Context {
 		chromedp.WindowSize(1280, 900),
 		chromedp.UserDataDir(t.TempDir()),
 	)
+}
+
+// browserContext starts headless Chromium at exe for the test (60 s at most).
+func browserContext(t *testing.T, exe string) context.Context {
+	t.Helper()
+	opts := chromiumOptions(t, exe)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx, chromedp.WithErrorf(t.Logf))
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)

@@ -173,19 +173,7 @@ func exampleBody(t *testing.T, name string) map[string]any {
 // battle b1 with both armies of the example deployed and started, then
 // Friant's order to the 33e (dice 3+3: two actions) and its first move.
 func seed(t *testing.T) *testServer {
-	ts := startServer(t)
-	ts.must(ts.command("admin", "", "campaign.create", map[string]any{"id": "create", "command": map[string]any{
-		"name": "Danube 1809", "sides": []map[string]string{{"id": "french", "name": "France"}, {"id": "austrians", "name": "Austria"}},
-	}}), 201)
-	for _, p := range []map[string]string{
-		{"player": "uma", "role": "umpire"},
-		{"player": "marie", "role": "player", "side": "french"},
-		{"player": "karl", "role": "player", "side": "austrians"},
-		{"player": "rita", "role": "reader"},
-	} {
-		r := ts.must(ts.command("admin", "", "player.add", map[string]any{"command": p}), 201)
-		ts.tokens[p["player"]] = r.body["token"].(string)
-	}
+	ts := peopleServer(t)
 	ts.must(ts.command("uma", "b1", "battle.create", map[string]any{"command": map[string]any{
 		"name": "Eggmuhl", "measurement": "in", "table": map[string]int{"width": 72, "depth": 48}, "first_side": "french", "turn_limit": 6,
 	}}), 201)
