@@ -257,11 +257,6 @@ func (s *Session) execute(ctx context.Context, cmd Command, vars *i18n.Vars) (Re
 	if len(body) == 0 {
 		body = json.RawMessage("{}")
 	}
-	if key.Battle != "" {
-		if st, _, err := s.l.opts.Service.State(ctx, key); err == nil {
-			vars.Measurement = st.Measurement
-		}
-	}
 	req := campaign.Request{ID: cmd.ID, Principal: p, For: cmd.For, Campaign: key.Campaign, Battle: key.Battle,
 		Name: cmd.Name, Body: body, DryRun: cmd.DryRun, Nonce: cmd.Nonce}
 	if len(cmd.Dice) > 0 {
@@ -273,6 +268,14 @@ func (s *Session) execute(ctx context.Context, cmd Command, vars *i18n.Vars) (Re
 		return Result{CommandID: cmd.ID, Command: cmd.Name, Key: key, DryRun: true, Events: []EventView{}, NeedsDice: nd.Purpose}, nil
 	}
 	if err != nil {
+		var ref *rules.Refusal
+		if key.Battle != "" && errors.As(err, &ref) {
+			// A refusal says its distances in the battle's unit: asked
+			// for here, on the way out, rather than before every command.
+			if st, _, serr := s.l.opts.Service.State(ctx, key); serr == nil && st != nil {
+				vars.Measurement = st.Measurement
+			}
+		}
 		return Result{}, err
 	}
 	if n := len(out.Events); n > 0 && !out.DryRun && !out.Duplicate && s.l.opts.Projected != nil {
@@ -281,7 +284,6 @@ func (s *Session) execute(ctx context.Context, cmd Command, vars *i18n.Vars) (Re
 		}
 	}
 	d := s.describer(ctx)
-	d.Note(key, vars.Measurement)
 	return Result{CommandID: cmd.ID, Command: cmd.Name, Key: out.Key, Duplicate: out.Duplicate, DryRun: out.DryRun,
 		Events: readable(p, out.Events, 0, d), Token: out.Token}, nil
 }
