@@ -293,20 +293,48 @@ func length(v float64, m string) string {
 	return s + `"`
 }
 
-// wrap cuts a caption line at spaces into lines of at most n characters.
+// wrapIndent starts each continuation line of a wrapped caption.
+const wrapIndent = "    "
+
+// wrap cuts a caption line into lines of at most n characters (20 at the
+// least): at the last space that fits, or inside a word longer than a
+// line; continuation lines start with wrapIndent. Every cut moves on by at
+// least one character, so a line of any length gives at most about
+// len/(n-4) lines (issue 24: a 300-character word once looped for ever).
 func wrap(line string, n int) []string {
-	if n < 20 {
-		n = 20
-	}
+	n = max(n, 20)
+	rs := []rune(line)
 	var out []string
-	for len([]rune(line)) > n {
-		rs := []rune(line)
-		cut := strings.LastIndex(string(rs[:n]), " ")
-		if cut <= 0 {
-			cut = len(string(rs[:n]))
+	width := n
+	for len(rs) > width {
+		cut := 0
+		for i := width; i > 0; i-- {
+			if rs[i] == ' ' {
+				cut = i
+				break
+			}
 		}
-		out = append(out, line[:cut])
-		line = "    " + strings.TrimLeft(line[cut:], " ")
+		rest := 0
+		if cut == 0 {
+			cut, rest = width, width
+		} else {
+			for rest = cut; rest < len(rs) && rs[rest] == ' '; rest++ {
+			}
+		}
+		out = append(out, prefix(len(out))+string(rs[:cut]))
+		rs = rs[rest:]
+		width = n - len(wrapIndent)
 	}
-	return append(out, line)
+	if len(rs) > 0 || len(out) == 0 {
+		out = append(out, prefix(len(out))+string(rs))
+	}
+	return out
+}
+
+// prefix is what starts the caption's line i of one wrapped line.
+func prefix(i int) string {
+	if i == 0 {
+		return ""
+	}
+	return wrapIndent
 }

@@ -200,6 +200,7 @@ func Render(s *rules.State, opt Options) []byte {
 		top += titleBandPx * u
 	}
 	major, minor := GridSteps(s.Measurement)
+	major, minor = thinGrid(math.Max(w, d), major, minor)
 	root := attrs{"xmlns", "http://www.w3.org/2000/svg", "class", "battlefield",
 		"viewBox", strings.Join([]string{Num(-left), Num(-top), Num(w + left + right), Num(d + top + bottom)}, " "),
 		"width", Num((w + left + right) * scale), "height", Num((d + top + bottom) * scale),
@@ -339,6 +340,23 @@ func GridSteps(measurement string) (major, minor float64) {
 		return 30, 10
 	}
 	return 12, 6
+}
+
+// maxGridLines is the most grid lines a picture draws along one edge: a
+// table a club plays on has a few dozen; a table of 1,000 m, which the door
+// accepts, would otherwise cost a picture hundreds of megabytes.
+const maxGridLines = 200
+
+// thinGrid widens both steps by the same whole factor (2, 5, 10, 20, ...)
+// until a table span long needs at most maxGridLines minor lines.
+func thinGrid(span, major, minor float64) (float64, float64) {
+	for k, f := 1.0, 0; span/(minor*k) > maxGridLines && f < 64; f++ {
+		k *= [...]float64{2, 2.5, 2}[f%3]
+		if span/(minor*k) <= maxGridLines {
+			return major * k, minor * k
+		}
+	}
+	return major, minor
 }
 
 // Sizes of the marks drawn in pixels: the radius of a general's disc (a

@@ -29,10 +29,10 @@ func TestDependenciesPointInward(t *testing.T) {
 		"app":    {"github.com/nats-io/", "database/sql", "github.com/mattn/go-sqlite3", "github.com/spf13/", "net/http", mod + "projections/sqlite", mod + "events/jetstream", mod + "web", mod + "client"},
 		"client": {"github.com/nats-io/", "database/sql", "github.com/mattn/go-sqlite3", "github.com/spf13/", mod + "projections/sqlite", mod + "events/jetstream", mod + "web"},
 	}
-	// The program never reads the test harness's dice (internal/dicetest):
-	// only test code may import it.
+	// The program never reads the test harness's dice (internal/dicetest)
+	// nor its fuzz budgets (internal/bounded): only test code imports them.
 	for _, pkg := range []string{"cmd/ledger", "web", "campaign", "projections/...", "events/...", "rules/..."} {
-		banned[pkg] = append(banned[pkg], mod+"internal/dicetest")
+		banned[pkg] = append(banned[pkg], mod+"internal/dicetest", mod+"internal/bounded")
 	}
 	for pkg, bans := range banned {
 		out, err := exec.Command("go", "list", "-deps", "../../"+pkg).CombinedOutput()
