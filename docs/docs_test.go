@@ -4,8 +4,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -205,6 +205,8 @@ type goDecls struct {
 	imports map[string]map[string]bool
 	// files: base name -> true, for every file of the repository.
 	files map[string]bool
+	// paths: every file's and folder's path in the repository.
+	paths map[string]bool
 }
 
 func loadGo(t *testing.T) *goDecls {
@@ -215,27 +217,30 @@ func loadGo(t *testing.T) *goDecls {
 		tests:   map[string]bool{},
 		imports: map[string]map[string]bool{},
 		files:   map[string]bool{},
+		paths:   map[string]bool{},
 	}
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, rel := range repoFiles(t) {
+		for d := rel; d != "."; d = path.Dir(d) {
+			g.paths[d] = true
 		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if e.IsDir() {
-			if rel != "." && (strings.HasPrefix(e.Name(), ".") || e.Name() == "testdata" || e.Name() == "data" || e.Name() == "node_modules") {
-				return filepath.SkipDir
+		skip := false
+		for _, part := range strings.Split(path.Dir(rel), "/") {
+			if strings.HasPrefix(part, ".") && part != "." || part == "testdata" || part == "node_modules" {
+				skip = true
 			}
-			return nil
 		}
-		g.files[e.Name()] = true
-		if !strings.HasSuffix(p, ".go") {
-			return nil
+		if skip {
+			continue
 		}
+		g.files[path.Base(rel)] = true
+		if !strings.HasSuffix(rel, ".go") {
+			continue
+		}
+		p := filepath.Join(root, filepath.FromSlash(rel))
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		dir := path.Dir(rel)
 		test := strings.HasSuffix(p, "_test.go")
@@ -318,12 +323,42 @@ func loadGo(t *testing.T) *goDecls {
 				}
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return g
+}
+
+// repoFiles are the repository's files, slash-separated and relative to
+// root: those git tracks and those it would take (new, not ignored), that
+// exist. What running the ledger leaves in a checkout is not the
+// repository's: the README's commands make ./data (a live or dead
+// data/ledger.sock in it) and .gitignore names it.
+func repoFiles(t *testing.T) []string {
+	t.Helper()
+	// safe.directory: CI may run as root in a clone another user owns.
+	cmd := exec.Command("git", "-c", "safe.directory=*", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("git ls-files: %v %s: the documents' test lists the repository's files with git; run it in a git checkout", err, stderr)
+	}
+	var files []string
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f == "" {
+			continue
+		}
+		// A tracked file deleted in the working tree is gone.
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(f))); err == nil {
+			files = append(files, f)
+		}
+	}
+	if len(files) < 100 {
+		t.Fatalf("git lists %d files of the repository: not the repository's folder?", len(files))
+	}
+	return files
 }
 
 // packages are the folders of the module whose import path ends in pkg
@@ -341,16 +376,11 @@ func (g *goDecls) packages(pkg string) []string {
 
 // topDirs are the repository's top-level folders: a path in backquotes
 // starting with one of them is the repository's.
-func topDirs(t *testing.T) map[string]bool {
-	t.Helper()
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+func topDirs(g *goDecls) map[string]bool {
 	out := map[string]bool{}
-	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			out[e.Name()] = true
+	for p := range g.paths {
+		if top, _, ok := strings.Cut(p, "/"); ok && !strings.HasPrefix(top, ".") {
+			out[top] = true
 		}
 	}
 	out[".ci"] = true
@@ -362,7 +392,7 @@ func topDirs(t *testing.T) map[string]bool {
 func TestDocumentReferences(t *testing.T) {
 	docs := readDocs(t)
 	g := loadGo(t)
-	tops := topDirs(t)
+	tops := topDirs(g)
 	checked := 0
 	for _, d := range docs {
 		for _, l := range d.prose {
@@ -383,8 +413,7 @@ func TestDocumentReferences(t *testing.T) {
 				case repoPathLike.MatchString(span) && tops[strings.Split(span, "/")[0]]:
 					checked++
 					pattern := placeholder.ReplaceAllString(strings.TrimSuffix(span, "/"), "${1}*${2}")
-					matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(pattern)))
-					if len(matches) == 0 {
+					if !globAny(g.paths, pattern) {
 						t.Errorf("%s: `%s`: no such file or folder in the repository", where, span)
 					}
 				case goFileLike.MatchString(span):
