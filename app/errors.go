@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/events"
@@ -108,6 +110,17 @@ func (e *Error) Wire() *Error {
 	return e
 }
 
+// OverBudget says a request was stopped at its budget of time (the web
+// server's http.request_budget): its context was cancelled with this as
+// the cause. A query changed nothing; a command's outcome is unknown.
+type OverBudget struct {
+	Budget time.Duration
+}
+
+func (e *OverBudget) Error() string {
+	return fmt.Sprintf("the request took longer than its budget of %s", e.Budget)
+}
+
 // retryAfter is what an unavailable log and a draining server suggest.
 const retryAfter = 2
 
@@ -123,6 +136,7 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 		uc  *campaign.UnknownCampaign
 		ii  *campaign.InvalidInput
 		ic  *campaign.IdempotencyConflict
+		ob  *OverBudget
 	)
 	text := func(code string) string {
 		if cat == nil {
@@ -173,6 +187,9 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 	case errors.Is(err, projections.ErrNotFound):
 		out.Kind, out.Code = KindNotFound, "not_found"
 		out.Message = text("not_found")
+	case errors.As(err, &ob):
+		out.Kind, out.Code, out.RetryAfter = KindUnavailable, "over_budget", retryAfter
+		out.Message = strings.ReplaceAll(text("over_budget"), "{budget}", ob.Budget.String())
 	case errors.Is(err, events.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		out.Kind, out.Code, out.RetryAfter = KindUnavailable, "unavailable", retryAfter
 		out.Message = text("unavailable") + " (" + err.Error() + ")"

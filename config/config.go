@@ -96,6 +96,10 @@ type HTTP struct {
 	// Default 8 and 1000.
 	StreamsPerCaller int `mapstructure:"streams_per_caller" yaml:"streams_per_caller" json:"streams_per_caller"`
 	Streams          int `mapstructure:"streams" yaml:"streams" json:"streams"`
+	// RequestBudget is the longest one API request may take (all but a
+	// live stream and the operator's rebuild, verify and backup): past it
+	// the work stops and the answer is 503 in words. Default 15s.
+	RequestBudget time.Duration `mapstructure:"request_budget" yaml:"request_budget" json:"request_budget"`
 	// ReadyMaxLag is how many events the projection may lag the log
 	// while GET /readyz still answers ready. Default 1000.
 	ReadyMaxLag int `mapstructure:"ready_max_lag" yaml:"ready_max_lag" json:"ready_max_lag"`
@@ -114,7 +118,7 @@ func Default() Config {
 			DuplicateWindow: 2 * time.Minute,
 		},
 		HTTP: HTTP{Addr: "127.0.0.1:8080", ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-			StreamsPerCaller: 8, Streams: 1000, ReadyMaxLag: 1000},
+			StreamsPerCaller: 8, Streams: 1000, ReadyMaxLag: 1000, RequestBudget: 15 * time.Second},
 		Lang:    "en",
 		Retries: 16,
 	}
@@ -176,6 +180,9 @@ func (c Config) Validate() error {
 	}
 	if c.HTTP.ReadHeaderTimeout <= 0 || c.HTTP.ReadTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("http.read_header_timeout %s, http.read_timeout %s: both must be positive", c.HTTP.ReadHeaderTimeout, c.HTTP.ReadTimeout))
+	}
+	if c.HTTP.RequestBudget <= 0 {
+		errs = append(errs, fmt.Errorf("http.request_budget %s: must be positive", c.HTTP.RequestBudget))
 	}
 	if c.HTTP.StreamsPerCaller < 1 || c.HTTP.Streams < c.HTTP.StreamsPerCaller {
 		errs = append(errs, fmt.Errorf("http.streams_per_caller %d, http.streams %d: want at least 1, and streams at least streams_per_caller", c.HTTP.StreamsPerCaller, c.HTTP.Streams))

@@ -7,11 +7,13 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/clubledger/ledger/rules/geom"
 )
 
-// maxText bounds a reason or a ruling.
+// maxText bounds a reason or a ruling, in characters (as the service's
+// input limits count them: a Russian reason is not held to half).
 const maxText = 2000
 
 // retractOpen refuses a retraction once the battle has ended: from then on
@@ -30,8 +32,8 @@ func decideRetractDecline(s *State, c *DeclineRetract) ([]Event, *Refusal) {
 	if r == nil || r.Status != RetractPending {
 		return nil, noPending(s, c.Request)
 	}
-	if len(c.Reason) > maxText {
-		return nil, refuse(RuleRetract, "long_reason", "a reason is at most %d characters; %d given", maxText, len(c.Reason))
+	if n := utf8.RuneCountInString(c.Reason); n > maxText {
+		return nil, refuse(RuleRetract, "long_reason", "a reason is at most %d characters; %d given", maxText, n)
 	}
 	return []Event{&RetractDeclined{Request: r.N, CommandID: r.CommandID, Reason: strings.TrimSpace(c.Reason)}}, nil
 }
@@ -292,8 +294,8 @@ func decideRaise(s *State, c *RaiseDispute) ([]Event, *Refusal) {
 	switch {
 	case reason == "":
 		return nil, refuse(RuleDispute, "no_reason", "a dispute needs a reason")
-	case len(reason) > maxText:
-		return nil, refuse(RuleDispute, "long_reason", "a reason is at most %d characters; %d given", maxText, len(reason))
+	case utf8.RuneCountInString(reason) > maxText:
+		return nil, refuse(RuleDispute, "long_reason", "a reason is at most %d characters; %d given", maxText, utf8.RuneCountInString(reason))
 	case c.Facts == nil:
 		return nil, refuse(RuleDispute, "no_facts", "the service did not supply what the log says of event %d", c.EventVersion)
 	case c.EventVersion == 0 || c.Facts.EventType == "":
@@ -317,8 +319,8 @@ func openDispute(s *State, n int, ruling string) (*Dispute, *Refusal) {
 		return nil, refuse(RuleDispute, "closed", "dispute %d is already %s", n, d.Status).with("dispute", n)
 	case strings.TrimSpace(ruling) == "":
 		return nil, refuse(RuleDispute, "no_ruling", "a ruling on dispute %d needs its reasons: ruling", n)
-	case len(ruling) > maxText:
-		return nil, refuse(RuleDispute, "long_ruling", "a ruling is at most %d characters; %d given", maxText, len(ruling))
+	case utf8.RuneCountInString(ruling) > maxText:
+		return nil, refuse(RuleDispute, "long_ruling", "a ruling is at most %d characters; %d given", maxText, utf8.RuneCountInString(ruling))
 	}
 	return d, nil
 }

@@ -50,6 +50,7 @@ type ErrorJSON struct {
 // internal error is logged and shown only as "internal"; nothing in an
 // answer echoes the request's raw text.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	err = overBudget(r, err)
 	e := app.Classify(err, s.cat, s.lang(r), i18n.Vars{})
 	if e.Kind == app.KindInternal {
 		if r.Context().Err() != nil {

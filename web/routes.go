@@ -62,7 +62,11 @@ func Routes() []Route {
 func (s *Server) routes() {
 	m := http.NewServeMux()
 	for _, r := range s.apiRoutes() {
-		m.HandleFunc(r.Method+" "+r.Path, r.handle)
+		pattern, h := r.Method+" "+r.Path, r.handle
+		if !unbudgeted[pattern] {
+			h = s.budgeted(h)
+		}
+		m.HandleFunc(pattern, h)
 	}
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		// Never echo the request's path: it is the caller's raw text.

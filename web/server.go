@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/events"
@@ -33,6 +34,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Limits bound the live streams.
 	Limits Limits
+	// Budget is the longest one API request may take (but a live stream
+	// and the operator's rebuild, verify and backup); past it the work
+	// stops and the answer is 503 in words. 0: DefaultBudget.
+	Budget time.Duration
 	// Ready, when set, says whether the server is ready to take commands:
 	// GET /readyz answers 200 or 503 with each check in words.
 	Ready func(ctx context.Context) Readiness
@@ -90,6 +95,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Limits.StreamsPerCaller <= 0 {
 		opts.Limits.StreamsPerCaller = DefaultLimits.StreamsPerCaller
+	}
+	if opts.Budget <= 0 {
+		opts.Budget = DefaultBudget
 	}
 	if opts.Limits.Streams <= 0 {
 		opts.Limits.Streams = DefaultLimits.Streams

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clubledger/ledger/config"
+)
+
+// TestServeReviewLongWord (issue 24, item 1): a dispute reason of one
+// 300-character word (a pasted link is one) once made the review picture
+// loop for ever, ledger serve growing by 200 MiB a second until the machine
+// was out of memory. Now the picture of the disputed event answers, with
+// the reason wrapped inside the word, and what the server allocated for it
+// stays within a bound (the runaway allocated without end).
+func TestServeReviewLongWord(t *testing.T) {
+	ts := seed(t)
+	last := ts.lastVersion()
+	reasons := []string{
+		strings.Repeat("R", 300),
+		"https://forum.example.org/" + strings.Repeat("x/", 400),
+		strings.Repeat("Ж", 1999),
+		"{unit} %s %d {{.}} " + strings.Repeat("{n}", 300),
+	}
+	for i, reason := range reasons {
+		move := last - i // one open dispute per event
+		ts.must(ts.command("karl", "b1", "dispute.raise", map[string]any{"command": map[string]any{"event_version": move, "reason": reason}}), 201)
+		// The bound is generous: a client that waits 60 s rather than
+		// the runaway's forever; the assertion is on memory.
+		client := &http.Client{Timeout: 60 * time.Second}
+		req, _ := http.NewRequest("GET", fmt.Sprintf("%s/api/campaigns/demo/battles/b1/review?version=%d&format=svg", ts.url, move), nil)
+		req.Header.Set("Authorization", "Bearer "+ts.tokens["marie"])
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("reason %d: the review picture did not answer: %v", i+1, err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		runtime.ReadMemStats(&after)
+		if res.StatusCode != 200 || !strings.Contains(string(body), "</svg>") {
+			t.Fatalf("reason %d: %d %.300s", i+1, res.StatusCode, body)
+		}
+		// Every character of the reason is in the caption, wrapped into
+		// lines (a line of the caption is a <text>).
+		if got := strings.Count(string(body), string([]rune(reason)[:1])); got < 1 {
+			t.Errorf("reason %d is not in the picture", i+1)
+		}
+		if spent := after.TotalAlloc - before.TotalAlloc; spent > 256<<20 {
+			t.Errorf("reason %d: the review picture cost the server %d MiB", i+1, spent>>20)
+		}
+	}
+}
+
+// TestServeRequestBudget: a request that outlasts http.request_budget is
+// stopped and answered 503 in words, naming the budget and the setting,
+// with Retry-After; the health check and the live stream are not held to
+// it. A budget of a nanosecond is over before any work starts, so the
+// test does not depend on how fast the machine is.
+func TestServeRequestBudget(t *testing.T) {
+	ts := startServerWith(t, func(c *config.Config) { c.HTTP.RequestBudget = time.Nanosecond })
+	r := ts.do("GET", "/api/campaigns", testAdminToken, nil)
+	if r.status != 503 || r.errorField("code") != "over_budget" || !strings.Contains(fmt.Sprint(r.errorField("message")), "http.request_budget") {
+		t.Fatalf("a request over its budget: %d %s", r.status, r.raw)
+	}
+	ru := ts.do("GET", "/api/campaigns?lang=ru", testAdminToken, nil)
+	if ru.status != 503 || !strings.Contains(fmt.Sprint(ru.errorField("message")), "Запрос занял больше времени") {
+		t.Errorf("in Russian: %d %s", ru.status, ru.raw)
+	}
+	if r := ts.do("GET", "/healthz", "", nil); r.status != 200 {
+		t.Errorf("healthz under a nanosecond's budget: %d %s", r.status, r.raw)
+	}
+}
