@@ -8,9 +8,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/events/jetstream"
+	"github.com/clubledger/ledger/internal/bounded"
 	"github.com/clubledger/ledger/rules"
 )
 
@@ -24,7 +26,9 @@ func FuzzParseScenario(f *testing.F) {
 	f.Add([]byte("steps:\n  - do: x\n    expect: maybe\n"))
 	f.Add([]byte("\x00\xff{["))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		sc, err := campaign.ParseScenario(b)
+		var sc *campaign.Scenario
+		var err error
+		bounded.Check(t, bounded.For(len(b), 1<<20, 1024, 5*time.Second), "scenario parsed", func() { sc, err = campaign.ParseScenario(b) })
 		if err != nil {
 			return
 		}
@@ -55,11 +59,14 @@ func FuzzDecodeCommand(f *testing.F) {
 	state := rules.NewState()
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
 		name := names[int(which)%len(names)]
-		cmd, err := rules.DecodeCommand(name, body)
+		var cmd rules.Command
+		var err error
+		budget := bounded.For(len(body), 1<<20, 256, 5*time.Second)
+		bounded.Check(t, budget, name+" decoded", func() { cmd, err = rules.DecodeCommand(name, body) })
 		if err != nil {
 			return
 		}
-		_, err = rules.Decide(state, cmd, rules.NewFixedDice(3, 3, 3, 3))
+		bounded.Check(t, budget, name+" decided", func() { _, err = rules.Decide(state, cmd, rules.NewFixedDice(3, 3, 3, 3)) })
 		var r *rules.Refusal
 		if err != nil && errors.As(err, &r) && r.Rule == "" {
 			t.Fatalf("%s %s: refusal without a rule: %v", name, body, err)
