@@ -49,8 +49,14 @@ func TestFirstBattlePasses(t *testing.T) {
 		len(rep.Signers) != 1 || rep.Signers[0].Key != key || rep.Signers[0].Trust != audit.TrustExportHeader {
 		t.Errorf("signers: live %+v, export %+v", live.Signers, rep.Signers)
 	}
-	// The live audit and the export's say the same.
+	// The live audit and the export's say the same, but for what the
+	// trust rests on: the live ledger's key file proves the author, an
+	// export's header alone does not.
+	if !live.Authorship.Proven || live.Authorship.Anchor != audit.AnchorKeyFile || rep.Authorship.Proven || rep.Authorship.Anchor != "" {
+		t.Errorf("authorship: live %+v, export %+v", live.Authorship, rep.Authorship)
+	}
 	live.Signers[0].Trust, rep.Signers[0].Trust = "", ""
+	live.Authorship, rep.Authorship = audit.Authorship{}, audit.Authorship{}
 	lj, _ := json.Marshal(live)
 	xj, _ := json.Marshal(rep)
 	if !bytes.Equal(lj, xj) {

@@ -92,6 +92,9 @@ type Report struct {
 	// sign; Unsigned counts events stored before the ledger signed.
 	Signers  []Signer `json:"signers"`
 	Unsigned int      `json:"unsigned"`
+	// Authorship says whether the events are proven to be the ledger's
+	// the auditor trusts, and on what that rests.
+	Authorship Authorship `json:"authorship"`
 	// KeptHeads are the head hashes given to check (Options.Heads) and
 	// where the chain has each.
 	KeptHeads []KeptHead `json:"kept_heads,omitempty"`
@@ -117,6 +120,38 @@ type Signer struct {
 	// "first signer" (nothing else was given: compare the fingerprint with
 	// the one `ledger audit` or `ledger log` shows on the ledger itself).
 	Trust string `json:"trust"`
+}
+
+// Anchors of an Authorship: what the auditor's trust in the keys rests on.
+const (
+	// AnchorKeyFile: the live ledger's own key file.
+	AnchorKeyFile = "key file"
+	// AnchorTrustedKey: the fingerprint the auditor gave (--key).
+	AnchorTrustedKey = "trusted key"
+	// AnchorKeptHead: a head hash the auditor kept, of an event signed by
+	// the key it names.
+	AnchorKeptHead = "kept head"
+)
+
+// Authorship is what the audit proves of who wrote the battle's events.
+// An export names its own keys: without a key the auditor trusts (the key
+// file, Options.Trust, or a kept head of a signed event) anyone who can
+// write the file can name any key, or none, and the events' author is not
+// proven, however well the other checks pass.
+type Authorship struct {
+	// Proven is true when Anchor is set, no signature fails, and every
+	// event is signed by a trusted key or bound by the hash chain to a
+	// later event that is.
+	Proven bool `json:"proven"`
+	// Anchor is what the trust rests on (AnchorKeyFile, AnchorTrustedKey,
+	// AnchorKeptHead); empty when the auditor gave nothing.
+	Anchor string `json:"anchor,omitempty"`
+	// Key is the fingerprint of the key the battle's events are signed by
+	// (the first of its signers); empty when none is.
+	Key string `json:"key,omitempty"`
+	// Unbound counts the unsigned events no later signed event binds:
+	// their author is proven by nothing in the battle.
+	Unbound int `json:"unbound"`
 }
 
 // KeptHead is a head hash someone kept, and the event of the chain that

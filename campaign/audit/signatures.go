@@ -23,10 +23,18 @@ const (
 // signatures checks check 2: every event's signature (events/sign.go) is
 // by one of the ledger's keys. The keys are Options.Keys (live: the key
 // file), or the export header's (the first, then each endorsed by a key
-// change signed by the key before), or else the first signer's. Unsigned
-// events pass only as events stored before the ledger signed: below the
-// keyring's SignedFrom, and never after a signed event of the stream.
-func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, opt Options) {
+// change signed by the key before; with Options.Trust, from the trusted key
+// on), or else the first signer's. Unsigned events pass only as events
+// stored before the ledger signed: below the keyring's SignedFrom, and
+// never after a signed event of the stream.
+//
+// An export's header is covered by no signature, so with a key the
+// auditor trusts (Options.Trust, or a kept head of a signed event) it
+// excuses nothing: an unsigned event passes only when a later event signed
+// by a trusted key binds it through the hash chain (or a kept head does),
+// whatever the header's signed_from says. Without such a key the events'
+// author is not proven, and the report's Authorship says so.
+func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, hashes []string, opt Options) {
 	c := a.checks[CheckSignatures]
 	ring, trust := opt.Keys, map[string]string{}
 	if ring != nil {
@@ -37,9 +45,47 @@ func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, 
 			}
 		}
 	} else if opt.meta != nil && len(opt.meta.Keys) > 0 {
-		ring = a.headerKeyring(opt.meta, trust)
+		ring = a.headerKeyring(opt.meta, trust, opt.Trust)
 	}
 	verified := events.VerifySignatures(evs)
+	// What the auditor's trust rests on, and how far the events are bound
+	// to it: lastSigned is the last event with a valid signature (the
+	// chain binds every event before it to its signer), keptAt the last
+	// event a kept head names (the auditor saw everything up to it).
+	auth := &a.rep.Authorship
+	lastSigned, keptAt := -1, -1
+	for i := range evs {
+		if len(evs[i].Raw) > 0 && verified[i].Err == nil {
+			lastSigned = i
+		}
+	}
+	keptKey := ""
+	for _, h := range opt.Heads {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if len(h) < 16 || !hexPrefix(h) {
+			continue
+		}
+		for i, x := range hashes {
+			if x != "" && strings.HasPrefix(x, h) {
+				keptAt = max(keptAt, i)
+				if len(evs[i].Raw) > 0 && verified[i].Err == nil {
+					keptKey = verified[i].Key
+				}
+				break
+			}
+		}
+	}
+	switch {
+	case opt.Keys != nil:
+		auth.Anchor = AnchorKeyFile
+	case opt.Trust != "":
+		auth.Anchor = AnchorTrustedKey
+	case keptKey != "":
+		auth.Anchor = AnchorKeptHead
+	}
+	// strict: an export audited against a key the auditor trusts, whose
+	// header's signed_from is not signed and so excuses nothing.
+	strict := opt.Keys == nil && auth.Anchor != ""
 	counts := map[string]int{}
 	var order []string
 	lastKey, signedSeen := -1, false
@@ -58,14 +104,20 @@ func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, 
 			a.fail(CheckSignatures, r, "not signed by the ledger: "+format, args...)
 		}
 		if errors.Is(v.Err, events.ErrUnsigned) {
+			bound := i < lastSigned || i <= keptAt
 			switch from := uint64(0); {
 			case signedSeen:
 				notSigned("it carries no signature, after signed events of the stream")
+			case strict && !bound:
+				notSigned("it carries no signature, and no event after it is signed by the key you trust: nothing proves who wrote it (an export's header, its signed_from included, is signed by no one and excuses nothing)")
 			case ring != nil && ring.SignedFrom() > 0 && (e.Sequence == 0 || e.Sequence >= ring.SignedFrom()):
 				from = ring.SignedFrom()
 				notSigned("it carries no signature, and the ledger signs every event from log sequence %d on (this one is %d)", from, e.Sequence)
 			default:
 				a.rep.Unsigned++
+				if !bound {
+					auth.Unbound++
+				}
 			}
 			continue
 		}
@@ -118,6 +170,9 @@ func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, 
 		signed += counts[k]
 		fps[i] = events.Fingerprint(k)
 	}
+	if len(order) > 0 {
+		auth.Key = fps[0]
+	}
 	switch {
 	case signed == 0 && a.rep.Unsigned > 0:
 		c.Summary = fmt.Sprintf("none signed: %d events from before the ledger signed (their author is not proven)", a.rep.Unsigned)
@@ -130,8 +185,11 @@ func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, 
 
 // headerKeyring builds the keyring an export's header names: its first key,
 // then each key endorsed by the key change (its stored bytes) signed by the
-// key before. A key without a valid endorsement is not taken.
-func (a *auditor) headerKeyring(m *Meta, trust map[string]string) *events.Keyring {
+// key before. A key without a valid endorsement is not taken. With a
+// trusted fingerprint, the keys before the trusted one are dropped: a key
+// vouches for its successors (it signed their key change), never for the
+// keys before it, which anyone could have put in the header.
+func (a *auditor) headerKeyring(m *Meta, trust map[string]string, trustFP string) *events.Keyring {
 	first := m.Keys[0]
 	if !hexKey(first.Key) {
 		a.fail(CheckSignatures, EventRef{}, "the export's header names key %q, not a hex Ed25519 public key", first.Key)
@@ -170,6 +228,15 @@ func (a *auditor) headerKeyring(m *Meta, trust map[string]string) *events.Keyrin
 		}
 		trust[k.Key] = TrustKeyChange
 		prev = k.Key
+	}
+	if fp := strings.ToLower(strings.TrimSpace(trustFP)); len(fp) >= 16 {
+		all := ring.Keys()
+		if i := slices.IndexFunc(all, func(t events.TrustedKey) bool { return strings.HasPrefix(t.Key, fp) }); i > 0 {
+			for _, t := range all[:i] {
+				delete(trust, t.Key)
+			}
+			ring = events.NewKeyring(m.SignedFrom, all[i:]...)
+		}
 	}
 	return ring
 }

@@ -52,7 +52,7 @@ func Verify(evs []events.Envelope, opt Options) *Report {
 	if opt.meta != nil {
 		a.header(opt.meta, evs)
 	}
-	a.signatures(evs, decoded, opt)
+	a.signatures(evs, decoded, hashes, opt)
 	a.heads(hashes, opt.Heads)
 	for i, d := range decoded {
 		switch {
@@ -664,6 +664,12 @@ func (a *auditor) finish() {
 		}
 		a.rep.Checks = append(a.rep.Checks, *c)
 	}
+	// The author is proven when the trust has an anchor, every event is
+	// bound to a trusted signature, and neither the chain, the signatures
+	// nor the kept heads fail.
+	auth := &a.rep.Authorship
+	auth.Proven = auth.Anchor != "" && auth.Unbound == 0 &&
+		a.checks[CheckChain].Status != Fail && a.checks[CheckSignatures].Status != Fail && a.checks[CheckHeads].Status != Fail
 }
 
 // recompute checks check 3 on a period's digital rolls: every one derived
