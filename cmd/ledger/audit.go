@@ -340,8 +340,15 @@ func writeReport(w io.Writer, r *audit.Report, wd words) error {
 		fmt.Fprintf(w, "\n%s\n", wd.t("audit.failed", "n", len(r.Failures())))
 	case pending > 0:
 		fmt.Fprintf(w, "\n%s\n", wd.t("audit.passed_so_far", "n", pending))
-	default:
+	case r.Authorship.Proven:
 		fmt.Fprintf(w, "\n%s\n", wd.t("audit.passed"))
+	case r.Authorship.Anchor == audit.AnchorKeyFile:
+		// The live ledger: events stored before it signed.
+		fmt.Fprintf(w, "\n%s\n", wd.t("audit.passed_legacy", "n", r.Unsigned))
+	case r.Authorship.Key == "":
+		fmt.Fprintf(w, "\n%s\n", wd.t("audit.passed_unsigned", "n", r.Unsigned))
+	default:
+		fmt.Fprintf(w, "\n%s\n", wd.t("audit.passed_unanchored", "key", r.Authorship.Key))
 	}
 	return nil
 }

@@ -52,6 +52,10 @@ func TestAuditAndExport(t *testing.T) {
 		Players []struct {
 			Player string `json:"player"`
 		} `json:"players"`
+		Authorship struct {
+			Proven bool   `json:"proven"`
+			Key    string `json:"key"`
+		} `json:"authorship"`
 	}
 	if err := json.Unmarshal([]byte(c.ok("audit", "--file", file, "-o", "json")), &rep); err != nil {
 		t.Fatal(err)
@@ -63,6 +67,17 @@ func TestAuditAndExport(t *testing.T) {
 		if ch.Status != "pass" {
 			t.Errorf("check %s: %s", ch.ID, ch.Status)
 		}
+	}
+
+	// An export names its own key: without --key the audit passes but
+	// says the author is not proven, and how to prove it; with the
+	// ledger's fingerprint it is proven, and a bare "audit passed".
+	if out := c.ok("audit", "--file", file); rep.Authorship.Proven || rep.Authorship.Key == "" ||
+		!strings.Contains(out, "who wrote these events is not proven") || !strings.Contains(out, "--key FINGERPRINT") || strings.HasSuffix(out, "\naudit passed\n") {
+		t.Errorf("audit --file without a key: %+v\n%s", rep.Authorship, out)
+	}
+	if out := c.ok("audit", "--file", file, "--key", rep.Authorship.Key); !strings.HasSuffix(out, "\naudit passed\n") {
+		t.Errorf("audit --file --key %s:\n%s", rep.Authorship.Key, out)
 	}
 
 	// One byte of event 12 changed in the file: exit 4, event 12 named.
