@@ -55,6 +55,9 @@ type App struct {
 	// guard checks the stream's and the vault's configuration (the stream
 	// guard): findings in words, none when all is as the ledger needs.
 	guard func(ctx context.Context) ([]string, error)
+	// lost finds a log that lost events the projection holds
+	// (storefaults.go): appends are refused while it does.
+	lost *lostEvents
 }
 
 // AppOptions tune an App beyond its configuration.
@@ -147,7 +150,16 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	a.guard = func(ctx context.Context) ([]string, error) { return ledgerjs.Check(ctx, js, streamCfg, vaultCfg) }
+	a.lost = &lostEvents{a: a}
+	a.guard = func(ctx context.Context) ([]string, error) {
+		findings, err := ledgerjs.Check(ctx, js, streamCfg, vaultCfg)
+		if a.Log != nil && a.DB != nil {
+			if lost := a.lost.check(ctx); lost != nil {
+				findings = append(findings, lost.Error())
+			}
+		}
+		return findings, err
+	}
 	// Both refuse to run on a stream or vault whose configuration lets
 	// events or sealed values be removed (the stream guard).
 	log, err := ledgerjs.Open(openCtx, js, streamCfg)
@@ -180,7 +192,10 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 	if a.DB, err = openProjection(cfg.DBPath(), a.Ring, opts.Logger); err != nil {
 		return nil, err
 	}
-	a.Service = campaign.NewService(a.Log, a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy, Signer: k.Signer, Keys: a.Ring})
+	if lost := a.lost.check(openCtx); lost != nil && opts.Logger != nil {
+		opts.Logger.Error(lost.Error())
+	}
+	a.Service = campaign.NewService(gatedLog{Log: a.Log, refuse: a.lost.current}, a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy, Signer: k.Signer, Keys: a.Ring})
 	a.Ledger, err = app.New(app.Options{
 		Service: a.Service, Log: a.Log, Read: a.DB, Admin: adminOps{a}, Lang: cfg.Lang, Logger: opts.Logger, Observer: observer, Keys: a.Ring,
 		Projected: func(ctx context.Context, seq uint64) error {
@@ -319,6 +334,9 @@ func (o adminOps) rebuild(ctx context.Context, opt rebuildOptions) (app.Rebuilt,
 		return app.Rebuilt{}, err
 	}
 	cp, err := o.a.DB.Checkpoint(ctx)
+	// The projection now holds what the log holds: a log that had lost
+	// events is trusted as it is from here on.
+	o.a.lost.check(ctx)
 	return app.Rebuilt{Rebuilt: err == nil, Checkpoint: cp, Seconds: time.Since(start).Seconds()}, err
 }
 
