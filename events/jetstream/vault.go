@@ -145,18 +145,36 @@ func (v *Vault) Put(ctx context.Context, name string, value []byte) error {
 	msg := &nats.Msg{Subject: v.prefix + name, Header: nats.Header{}, Data: value}
 	msg.Header.Set(natsjs.ExpectedLastSubjSeqHeader, "0")
 	pctx, cancel := bounded(ctx, v.timeout)
-	_, err := v.js.PublishMsg(pctx, msg, natsjs.WithRetryAttempts(0))
-	cancel()
-	if err == nil {
-		return nil
-	}
-	var apiErr *natsjs.APIError
-	if !errors.As(err, &apiErr) || (apiErr.ErrorCode != codeWrongLastSequence && apiErr.ErrorCode != codeWrongLastSequenceConstant) {
-		return fmt.Errorf("jetstream: vault put %s (outcome unknown: put the same value again): %w", name, unavailable(err))
-	}
-	old, err := v.get(ctx, name)
-	if err != nil {
-		return fmt.Errorf("jetstream: vault put %s: read the sealed value: %w", name, err)
+	defer cancel()
+	var old []byte
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		_, err := v.js.PublishMsg(pctx, msg, natsjs.WithRetryAttempts(0))
+		if err == nil {
+			return nil
+		}
+		var apiErr *natsjs.APIError
+		if !errors.As(err, &apiErr) || (apiErr.ErrorCode != codeWrongLastSequence && apiErr.ErrorCode != codeWrongLastSequenceConstant) {
+			return fmt.Errorf("jetstream: vault put %s (outcome unknown: put the same value again): %w", name, unavailable(err))
+		}
+		old, err = v.get(ctx, name)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, events.ErrNotFound) {
+			return fmt.Errorf("jetstream: vault put %s: read the sealed value: %w", name, err)
+		}
+		// Refused as if sealed, yet the leader holds nothing under the
+		// name: it is still applying an earlier put of it (one that failed
+		// without quorum and was committed once the servers came back).
+		// The leader answers a wrong last sequence (10071 or 10164) until
+		// it forgets the subject is in process, as for the log's 10164:
+		// send it again, within the same bound. TestQuorumLost failed on
+		// it once ("read the sealed value: not found").
+		select {
+		case <-time.After(pause):
+		case <-pctx.Done():
+			return fmt.Errorf("jetstream: vault put %s (outcome unknown: put the same value again): %w", name, unavailable(pctx.Err()))
+		}
 	}
 	if !bytes.Equal(old, value) {
 		return fmt.Errorf("jetstream: vault put %s: already sealed with a different value", name)
