@@ -84,7 +84,22 @@ type stream struct {
 	last     *events.Envelope
 	battle   *rules.State
 	campaign *State
-	commands map[string][]events.Envelope // command id -> its events
+	// commands indexes the stream's command ids: what the idempotency
+	// check needs of each, not its events (a long battle's events stayed
+	// in memory for as long as its stream was cached: issue 24, item 10).
+	// A repeated command's events are read again from the log.
+	commands map[string]*recordedCommand
+}
+
+// recordedCommand is what the stream's cache keeps of one command id: its
+// events' place in the log, and what tells the same command from another.
+type recordedCommand struct {
+	first, last uint64 // log sequences of its first and last event
+	events      int
+	requestHash string
+	typ         string // its first event's type, version and actor
+	version     uint64
+	actor       string
 }
 
 // DefaultCachedStreams is Options.CachedStreams's default: a league's
@@ -107,7 +122,7 @@ func (s *Service) stream(key events.Key) *stream {
 		}
 	}
 	if !ok {
-		st = &stream{key: key, commands: map[string][]events.Envelope{}}
+		st = &stream{key: key, commands: map[string]*recordedCommand{}}
 		if key.Battle != "" {
 			st.battle = rules.NewState()
 		} else {
@@ -183,7 +198,12 @@ func (st *stream) fold(e events.Envelope) error {
 	}
 	e2 := e
 	st.last = &e2
-	st.commands[e.CommandID] = append(st.commands[e.CommandID], e2)
+	if r := st.commands[e.CommandID]; r != nil {
+		r.last, r.events = e.Sequence, r.events+1
+	} else {
+		st.commands[e.CommandID] = &recordedCommand{first: e.Sequence, last: e.Sequence, events: 1, requestHash: e.RequestHash,
+			typ: e.Type, version: e.Version, actor: e.Actor}
+	}
 	return nil
 }
 
@@ -422,7 +442,7 @@ func (s *Service) run(ctx context.Context, key events.Key, c call, decide func(*
 	}
 	confirmed := false
 	for attempt := 1; attempt <= s.retries+1; attempt++ {
-		if out, ok, err := st.recorded(key, c, attempt-1); ok || err != nil {
+		if out, ok, err := s.recorded(ctx, st, c, attempt-1); ok || err != nil {
 			return out, err
 		}
 		pend, err := decide(st)
@@ -494,7 +514,7 @@ func (s *Service) run(ctx context.Context, key events.Key, c call, decide func(*
 				return Outcome{}, herr
 			}
 			if errors.Is(err, events.ErrDuplicate) {
-				if out, ok, rerr := st.recorded(key, c, attempt); ok || rerr != nil {
+				if out, ok, rerr := s.recorded(ctx, st, c, attempt); ok || rerr != nil {
 					return out, rerr
 				}
 				return Outcome{}, fmt.Errorf("campaign: %s on %s: the log holds these event ids but not on this stream: %w", c.Name, key, err)
@@ -509,22 +529,47 @@ func (s *Service) run(ctx context.Context, key events.Key, c call, decide func(*
 // recorded answers a command whose id the stream already holds: its
 // recorded outcome when it is the same command from the same principal, an
 // IdempotencyConflict otherwise. ok is false for an id not yet used.
-func (st *stream) recorded(key events.Key, c call, attempts int) (Outcome, bool, error) {
-	done, ok := st.commands[c.ID]
+func (s *Service) recorded(ctx context.Context, st *stream, c call, attempts int) (Outcome, bool, error) {
+	r, ok := st.commands[c.ID]
 	if !ok {
 		return Outcome{}, false, nil
 	}
-	first := done[0]
-	same := first.RequestHash == c.hash
-	if first.RequestHash == "" {
+	same := r.requestHash == c.hash
+	if r.requestHash == "" {
 		// Recorded before commands were fingerprinted: the same id from
 		// the same principal is taken as the same command.
-		same = first.Actor == c.Principal.Player
+		same = r.actor == c.Principal.Player
 	}
 	if !same {
-		return Outcome{}, true, &IdempotencyConflict{ID: c.ID, EarlierType: first.Type, EarlierVersion: first.Version, EarlierActor: first.Actor}
+		return Outcome{}, true, &IdempotencyConflict{ID: c.ID, EarlierType: r.typ, EarlierVersion: r.version, EarlierActor: r.actor}
 	}
-	return Outcome{Key: key, Events: cloneEnvs(done), Duplicate: true, DryRun: c.DryRun, Attempts: attempts}, true, nil
+	done, err := s.recordedEvents(ctx, st.key, c.ID, r)
+	if err != nil {
+		return Outcome{}, true, err
+	}
+	return Outcome{Key: st.key, Events: done, Duplicate: true, DryRun: c.DryRun, Attempts: attempts}, true, nil
+}
+
+// recordedEvents reads a recorded command's events back from the log:
+// they are one atomic batch, from its first sequence on.
+func (s *Service) recordedEvents(ctx context.Context, key events.Key, id string, r *recordedCommand) ([]events.Envelope, error) {
+	evs, err := s.log.Read(ctx, key, r.first-1)
+	if err != nil {
+		return nil, fmt.Errorf("campaign: read the recorded events of command %s on %s: %w", id, key, err)
+	}
+	out := make([]events.Envelope, 0, r.events)
+	for _, e := range evs {
+		if e.Sequence > r.last {
+			break
+		}
+		if e.CommandID == id {
+			out = append(out, e)
+		}
+	}
+	if len(out) != r.events {
+		return nil, fmt.Errorf("campaign: command %s on %s recorded %d events at sequences %d-%d, the log now gives %d: %w", id, key, r.events, r.first, r.last, len(out), events.ErrUnavailable)
+	}
+	return out, nil
 }
 
 // confirmHead asks the log's authority for the stream's head and reads up
