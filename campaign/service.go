@@ -541,6 +541,12 @@ func (s *Service) recorded(ctx context.Context, st *stream, c call, attempts int
 		same = r.actor == c.Principal.Player
 	}
 	if !same {
+		// Who may do this is decided before anything is said of what the
+		// id recorded: a reader trying someone's used id learns nothing
+		// of it (issue 25, item 4).
+		if err := authorize(c.as, c.Name, c.Body, st.battle); err != nil {
+			return Outcome{}, true, err
+		}
 		return Outcome{}, true, &IdempotencyConflict{ID: c.ID, EarlierType: r.typ, EarlierVersion: r.version, EarlierActor: r.actor}
 	}
 	done, err := s.recordedEvents(ctx, st.key, c.ID, r)

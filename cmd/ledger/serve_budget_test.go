@@ -78,3 +78,27 @@ func TestServeRequestBudget(t *testing.T) {
 		t.Errorf("healthz under a nanosecond's budget: %d %s", r.status, r.raw)
 	}
 }
+
+// TestServeUsedIDForbiddenFirst (issue 25, item 4): a reader who sends a
+// command under an id someone else used is refused as a reader (403),
+// exactly as with an unused id, not told what the id recorded (409
+// naming the event and who entered it); a player sending the other
+// side's command under a used id likewise.
+func TestServeUsedIDForbiddenFirst(t *testing.T) {
+	ts := seed(t)
+	before := ts.lastVersion()
+	move := map[string]any{"unit": "33-ligne", "to": map[string]float64{"x": 24, "y": 20}}
+	for _, c := range []struct{ who, id string }{{"rita", "move-1"}, {"rita", "order-1"}, {"rita", "never-used"}, {"karl", "move-1"}} {
+		r := ts.command(c.who, "b1", "unit.move", map[string]any{"id": c.id, "command": move})
+		if r.status != 403 || strings.Contains(string(r.raw), "entered by") {
+			t.Errorf("%s with id %s: %d %s", c.who, c.id, r.status, r.raw)
+		}
+	}
+	// The owner of the id, with another command, still hears of the clash.
+	if r := ts.command("marie", "b1", "unit.move", map[string]any{"id": "move-1", "command": move}); r.status != 409 {
+		t.Errorf("marie reusing her own id for another move: %d %s", r.status, r.raw)
+	}
+	if got := ts.lastVersion(); got != before {
+		t.Errorf("the battle went from event %d to %d", before, got)
+	}
+}
