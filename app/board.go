@@ -138,16 +138,28 @@ func board(key events.Key, s *rules.State, version, last uint64) Board {
 }
 
 // timelines keeps one projections.Timeline per battle that has been
-// replayed, brought up to date from the log on each use.
+// replayed, brought up to date from the log on each use. It is bounded by
+// the events it holds in all (Options.TimelineEvents): past the bound the
+// battles used longest ago are dropped (and read again from the log when
+// next asked for), so a league's battles touched once, or one very long
+// battle, cannot grow the server without end (issue 24, item 10).
 type timelines struct {
-	mu sync.Mutex
-	m  map[events.Key]*timeline
+	mu    sync.Mutex
+	m     map[events.Key]*timeline
+	limit int    // the most events held in all; 0: DefaultTimelineEvents
+	clock uint64 // counts uses, to find the battle used longest ago
 }
 
 type timeline struct {
-	mu sync.RWMutex // Append excludes At
-	tl *projections.Timeline
+	mu   sync.RWMutex // Append excludes At
+	tl   *projections.Timeline
+	used uint64 // timelines.clock at its last use (under timelines.mu)
+	held uint64 // events it held at its last use (under timelines.mu)
 }
+
+// DefaultTimelineEvents is Options.TimelineEvents's default: a few hundred
+// battles of a club's length, or one battle of 200,000 events.
+const DefaultTimelineEvents = 200000
 
 // get returns key's timeline with every event the log holds now.
 func (t *timelines) get(ctx context.Context, log events.Log, key events.Key) (*timeline, error) {
@@ -160,6 +172,8 @@ func (t *timelines) get(ctx context.Context, log events.Log, key events.Key) (*t
 		tl = &timeline{tl: projections.NewTimeline(key, campaign.Registry(), projections.TimelineOptions{})}
 		t.m[key] = tl
 	}
+	t.clock++
+	tl.used = t.clock
 	t.mu.Unlock()
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
@@ -180,7 +194,46 @@ func (t *timelines) get(ctx context.Context, log events.Log, key events.Key) (*t
 			return nil, err
 		}
 	}
+	t.mu.Lock()
+	tl.held = tl.tl.Len()
+	t.trim(key)
+	t.mu.Unlock()
 	return tl, nil
+}
+
+// trim drops the battles used longest ago until the events held in all
+// are within the limit; keep, the battle just asked for, stays. The
+// caller holds t.mu.
+func (t *timelines) trim(keep events.Key) {
+	limit := uint64(t.limit)
+	if limit == 0 {
+		limit = DefaultTimelineEvents
+	}
+	var total uint64
+	for _, tl := range t.m {
+		total += tl.held
+	}
+	for total > limit && len(t.m) > 1 {
+		var oldest events.Key
+		var at uint64
+		for k, tl := range t.m {
+			if k != keep && (at == 0 || tl.used < at) {
+				oldest, at = k, tl.used
+			}
+		}
+		total -= t.m[oldest].held
+		delete(t.m, oldest)
+	}
+}
+
+// size says how many battles and events the timelines hold.
+func (t *timelines) size() (battles int, evs uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, tl := range t.m {
+		evs += tl.held
+	}
+	return len(t.m), evs
 }
 
 // actionsLeft is a unit's actions left this turn.

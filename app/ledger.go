@@ -61,6 +61,9 @@ type Options struct {
 	// Keys are the ledger's keys (its key file): the audit checks every
 	// signature against them, and an export carries them.
 	Keys *events.Keyring
+	// TimelineEvents bounds the events the battles' replay timelines hold
+	// in all (config cache.timeline_events); 0: DefaultTimelineEvents.
+	TimelineEvents int
 }
 
 // Observer is told what the door does: each command, by name, with its
@@ -98,8 +101,12 @@ func New(opts Options) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Ledger{opts: opts, cat: cat}, nil
+	return &Ledger{opts: opts, cat: cat, timelines: timelines{limit: opts.TimelineEvents}}, nil
 }
+
+// Timelines says how many battles' replay timelines the door holds, and
+// how many events they hold in all (the server's metrics).
+func (l *Ledger) Timelines() (battles int, events uint64) { return l.timelines.size() }
 
 // Catalogue is the message catalogue the door speaks from.
 func (l *Ledger) Catalogue() *i18n.Catalogue { return l.cat }

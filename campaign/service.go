@@ -133,6 +133,14 @@ func (s *Service) stream(key events.Key) *stream {
 	return st
 }
 
+// Cached says how many streams' states the service holds (the server's
+// metrics); Options.CachedStreams bounds it.
+func (s *Service) Cached() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.streams)
+}
+
 // forget drops an empty stream from the cache, so that asking about ids
 // that do not exist does not grow it.
 func (s *Service) forget(key events.Key, st *stream) {

@@ -40,6 +40,21 @@ type Config struct {
 	// Retries bounds how often a command is decided again after a
 	// concurrent append won the race. Default 16.
 	Retries int `mapstructure:"retries" yaml:"retries" json:"retries"`
+	// Cache bounds what the ledger keeps in memory to answer quickly.
+	Cache Cache `mapstructure:"cache" yaml:"cache" json:"cache"`
+}
+
+// Cache bounds the ledger's memory: every cache has a size (issue 24).
+type Cache struct {
+	// Streams is how many streams (battles and campaigns) the service
+	// keeps folded, each its state and an index of its command ids.
+	// Default 1024.
+	Streams int `mapstructure:"streams" yaml:"streams" json:"streams"`
+	// TimelineEvents is how many events the battles' replay timelines
+	// (the timeline slider, the review, the pictures) hold in all; past it
+	// the battles used longest ago are read again when next asked for.
+	// Default 200000.
+	TimelineEvents int `mapstructure:"timeline_events" yaml:"timeline_events" json:"timeline_events"`
 }
 
 // NATS configures the event log's server.
@@ -121,6 +136,7 @@ func Default() Config {
 			StreamsPerCaller: 8, Streams: 1000, ReadyMaxLag: 1000, RequestBudget: 15 * time.Second},
 		Lang:    "en",
 		Retries: 16,
+		Cache:   Cache{Streams: 1024, TimelineEvents: 200000},
 	}
 }
 
@@ -192,6 +208,9 @@ func (c Config) Validate() error {
 	}
 	if c.Lang != "en" && c.Lang != "ru" {
 		errs = append(errs, fmt.Errorf("lang %q: want en or ru", c.Lang))
+	}
+	if c.Cache.Streams < 1 || c.Cache.TimelineEvents < 1 {
+		errs = append(errs, fmt.Errorf("cache.streams %d, cache.timeline_events %d: both must be at least 1", c.Cache.Streams, c.Cache.TimelineEvents))
 	}
 	if c.Retries < 0 || c.Retries > 100 {
 		errs = append(errs, fmt.Errorf("retries %d: want 0 to 100", c.Retries))

@@ -195,9 +195,11 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 	if lost := a.lost.check(openCtx); lost != nil && opts.Logger != nil {
 		opts.Logger.Error(lost.Error())
 	}
-	a.Service = campaign.NewService(gatedLog{Log: a.Log, refuse: a.lost.current}, a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy, Signer: k.Signer, Keys: a.Ring})
+	a.Service = campaign.NewService(gatedLog{Log: a.Log, refuse: a.lost.current}, a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy, Signer: k.Signer, Keys: a.Ring,
+		CachedStreams: cfg.Cache.Streams})
 	a.Ledger, err = app.New(app.Options{
 		Service: a.Service, Log: a.Log, Read: a.DB, Admin: adminOps{a}, Lang: cfg.Lang, Logger: opts.Logger, Observer: observer, Keys: a.Ring,
+		TimelineEvents: cfg.Cache.TimelineEvents,
 		Projected: func(ctx context.Context, seq uint64) error {
 			if a.projector != nil {
 				return a.projector.WaitFor(5*time.Second)(ctx, seq)

@@ -286,6 +286,8 @@ func (c *cli) loadConfig(cmd *cobra.Command) error {
 	c.v.SetDefault("actor", "")
 	c.v.SetDefault("token", "")
 	c.v.SetDefault("retries", def.Retries)
+	c.v.SetDefault("cache.streams", def.Cache.Streams)
+	c.v.SetDefault("cache.timeline_events", def.Cache.TimelineEvents)
 	c.v.SetEnvPrefix("LEDGER")
 	c.v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	c.v.AutomaticEnv()

@@ -147,6 +147,13 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 		}
 		return float64(last - min(last, a.projector.Checkpoint()))
 	})
+	m.Gauge("ledger_cached_streams", "Streams (battles and campaigns) whose folded state the service holds (cache.streams bounds it).", func() float64 {
+		return float64(a.Service.Cached())
+	})
+	m.Gauge("ledger_timeline_events", "Events the battles' replay timelines hold in all (cache.timeline_events bounds it).", func() float64 {
+		_, n := a.Ledger.Timelines()
+		return float64(n)
+	})
 	m.Gauge("ledger_live_streams", "Live streams (server-sent events) open.", func() float64 { return float64(srv.Streams()) })
 	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
 	if err != nil {
