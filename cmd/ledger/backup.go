@@ -199,21 +199,33 @@ func backupCheckError(file string, err error) error {
 
 func (c *cli) importCommand() *cobra.Command {
 	var file string
+	var trusted []string
 	cmd := &cobra.Command{
-		Use:   "import -f EXPORT",
+		Use:   "import -f EXPORT [--key FINGERPRINT]...",
 		Short: "Import a battle exported from another ledger (ledger export --umpire), for review, after auditing it",
-		Long: `Import reads a ledger-export-v1 file (ledger export), audits it as ledger audit
---file does (hash chain, dice reveals, every digital roll recomputed,
-counters, orders), and only if every check passes appends its events, with
-their exact stored bytes, to the same battle's stream in this ledger, which
-must not have that battle yet. The chain therefore verifies here as it did
-there; the events get this ledger's log sequences.
+		Long: `Import reads a ledger-export-v2 file (ledger export; a ledger-export-v1 file
+is read too, but its events carry no signatures, so nothing proves who wrote
+them and it is refused), audits the whole file as ledger audit --file --key
+does (hash chain, dice reveals, every digital roll recomputed, counters,
+orders, signatures) before appending anything, and only if every check
+passes appends its events, with their exact stored bytes, to the same
+battle's stream in this ledger, which must not have that battle yet: in one
+atomic batch (batches of 1000 events for a longer battle, sent only after
+the whole audit passed). The chain therefore verifies here as it did there;
+the events get this ledger's log sequences.
+
+The audit's trust anchor is this ledger's own keys (its key file) and each
+--key FINGERPRINT given: every event must be signed by one of those keys
+(or a successor it signed), or be bound by the hash chain to a later event
+that is. The export header's keys and signed_from are signed by no one and
+excuse nothing: an export from another ledger needs that ledger's key
+fingerprint, as its club publishes it (ledger audit there, or its page).
 
 The export must hold every event in full (ledger export --umpire): an
 event exported as its hash only cannot be imported. The battle's campaign
 is not imported: a battle of a campaign this ledger does not have is
 shown for review (state, log, replay, audit) but is not in any standings.
-Exit code 4 if the audit fails.`,
+Exit code 4 if the audit fails; then nothing is appended.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if file == "" {
@@ -245,17 +257,28 @@ Exit code 4 if the audit fails.`,
 			if x.Meta.Withheld > 0 {
 				return &checkError{msg: fmt.Sprintf("%s: %d events are withheld (exported as their hash only); import needs an export made with --umpire", file, x.Meta.Withheld)}
 			}
-			rep := x.Verify()
-			if rep.Failed() {
-				return &checkError{msg: fmt.Sprintf("%s: the audit fails, nothing imported: %v", file, rep.Err())}
-			}
 			app, release, err := c.open()
 			if err != nil {
 				return err
 			}
 			defer release()
+			// The whole file is audited before anything is appended, against
+			// a trust anchor: this ledger's own keys, or a key the user
+			// names. An export's header is signed by no one: it excuses no
+			// unsigned event, and its keys prove nothing by themselves.
+			rep, err := importAudit(x, app.Ring, trusted)
+			if err != nil {
+				return &checkError{msg: fmt.Sprintf("%s: the audit fails, nothing imported: %v", file, err)}
+			}
+			have, err := app.Log.Read(c.ctx, key, 0)
+			if err != nil {
+				return err
+			}
+			if len(have) > 0 {
+				return fmt.Errorf("import %s: this ledger already has battle %s (%d events); nothing imported", file, key, len(have))
+			}
 			// The battle is signed by the ledger it comes from: its keys,
-			// which the audit verified, are trusted for this battle only.
+			// proven against the anchor, are trusted for this battle only.
 			for _, s := range rep.Signers {
 				if t, ok := app.Ring.Trusts(s.Key); ok && len(t.Streams) == 0 {
 					continue // one of this ledger's own keys
@@ -265,22 +288,20 @@ Exit code 4 if the audit fails.`,
 				}
 				app.Ring.Add(events.TrustedKey{Key: s.Key, Streams: []events.Key{key}})
 			}
-			have, err := app.Log.Read(c.ctx, key, 0)
-			if err != nil {
-				return err
-			}
-			if len(have) > 0 {
-				return fmt.Errorf("import %s: this ledger already has battle %s (%d events); nothing imported", file, key, len(have))
-			}
+			// One atomic batch (all or none), or batches of the most
+			// JetStream takes at once for a longer battle: the whole file
+			// passed its audit already.
 			var expected uint64
-			for i := range x.Events {
-				e := x.Events[i]
-				e.Sequence = 0
-				batch := []events.Envelope{e}
-				if err := app.Log.Append(c.ctx, key, expected, batch); err != nil {
-					return fmt.Errorf("import %s: event %s (version %d): %w", file, e.ID, e.Version, err)
+			for start := 0; start < len(x.Events); start += importBatch {
+				batch := make([]events.Envelope, min(importBatch, len(x.Events)-start))
+				copy(batch, x.Events[start:])
+				for i := range batch {
+					batch[i].Sequence = 0
 				}
-				expected = batch[0].Sequence
+				if err := app.Log.Append(c.ctx, key, expected, batch); err != nil {
+					return fmt.Errorf("import %s: events %d to %d: %w", file, batch[0].Version, batch[len(batch)-1].Version, err)
+				}
+				expected = batch[len(batch)-1].Sequence
 			}
 			// Read back and audit what this ledger now holds.
 			got, err := app.Log.Read(c.ctx, key, 0)
@@ -314,7 +335,60 @@ Exit code 4 if the audit fails.`,
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "the export file to import (- for standard input)")
+	cmd.Flags().StringArrayVar(&trusted, "key", nil, "the fingerprint (at least 16 hex digits) of the exporting ledger's key, as its club publishes it; repeatable")
 	return cmd
+}
+
+// importBatch is the most events one append sends: nats-server's largest
+// atomic batch (streamDefaultMaxAtomicBatchSize, 1000; the ledger sets no
+// jetstream max_batch_size).
+const importBatch = 1000
+
+// importAudit audits the whole export against each trust anchor in turn:
+// this ledger's own keys (its key file's, not another ledger's imported
+// for one battle) and the fingerprints the user named. It returns the
+// report of the first anchor that proves the battle (every check passes,
+// and every event is signed by the anchor's key, or its signed successor,
+// or bound by the hash chain to a later event that is); else the error of
+// the named keys' first report, or of this ledger's own keys.
+func importAudit(x *audit.Export, ring *events.Keyring, named []string) (*audit.Report, error) {
+	var anchors []string
+	for _, fp := range named {
+		if fp = strings.TrimSpace(fp); fp != "" {
+			anchors = append(anchors, fp)
+		}
+	}
+	own := []string{}
+	for _, k := range ring.Keys() {
+		if len(k.Streams) == 0 {
+			own = append(own, events.Fingerprint(k.Key))
+		}
+	}
+	anchors = append(anchors, own...)
+	var first error
+	for _, fp := range anchors {
+		rep := x.VerifyWith(audit.Options{Trust: fp})
+		var err error
+		switch {
+		case rep.Failed():
+			err = rep.Err()
+		case !rep.Authorship.Proven:
+			err = fmt.Errorf("who wrote its events is not proven by key %s (%d events bound to no signature of it)", fp, rep.Authorship.Unbound)
+		default:
+			return rep, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if first == nil {
+		first = errors.New("this ledger has no key to audit it against")
+	}
+	hint := "name the key of the ledger it comes from with --key FINGERPRINT"
+	if len(named) > 0 {
+		hint = "no key named with --key nor any of this ledger's own proves it"
+	}
+	return nil, fmt.Errorf("%w (%s)", first, hint)
 }
 
 // atomicWrite writes path through a temporary file in the same folder,
