@@ -25,10 +25,26 @@ import (
 // door: every other CLI command on that folder goes through it. A CLI
 // command on a folder nobody owns takes the lock itself for the length of
 // the command.
+//
+// A starting `ledger serve` first takes a second lock, the folder's intent
+// (ledger.intent), and keeps it for as long as it lives; then it waits for
+// the folder's lock. A CLI command tests the intent before it takes the
+// folder's lock: when a server holds it, the command waits for the
+// server's door and goes through it, so that CLI commands coming one after
+// another cannot keep a restarted server from its folder.
 
 const (
 	lockName   = "ledger.lock"
+	intentName = "ledger.intent"
 	socketName = "ledger.sock"
+)
+
+// serveWait is how long a CLI command waits for a starting server's door;
+// serveLockWait how long a starting server waits for the CLI command that
+// holds its folder to finish.
+const (
+	serveWait     = 60 * time.Second
+	serveLockWait = 30 * time.Second
 )
 
 // socketPath is the local door of a data folder.
@@ -49,6 +65,126 @@ type HeldError struct {
 
 func (e *HeldError) Error() string {
 	return fmt.Sprintf("the data folder %s is in use by another ledger process (%s)", e.Dir, e.Holder)
+}
+
+// BusyError says the data folder stayed busy (another CLI command, or a
+// server that is starting) for as long as the command waited: nothing was
+// sent, and the same command may be run again with the same --id (exit 5).
+type BusyError struct {
+	Dir    string
+	Holder string
+	Waited time.Duration
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("the data folder %s stayed busy for %s (%s): nothing was sent; run the same command again with the same --id",
+		e.Dir, e.Waited.Round(time.Second), e.Holder)
+}
+
+// intentLock is a server's held intent on a data folder.
+type intentLock struct{ f *os.File }
+
+// takeIntent takes the folder's intent lock for a server, writing its pid
+// into the file. A CLI command tests the lock with a momentary shared lock,
+// so a refusal is tried again for a second before the holder is named; a
+// file left by a process that died holds nothing.
+func takeIntent(dir, what string) (*intentLock, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("data folder: %w", err)
+	}
+	path := filepath.Join(dir, intentName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("data folder intent: %w", err)
+	}
+	deadline := time.Now().Add(time.Second)
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("data folder intent %s: %w", path, err)
+		}
+		if time.Now().After(deadline) {
+			holder, _ := os.ReadFile(path)
+			f.Close()
+			h := strings.TrimSpace(string(holder))
+			if h == "" {
+				h = "a server that is starting"
+			}
+			return nil, &HeldError{Dir: dir, Holder: h}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	note := fmt.Sprintf("pid %d: ledger %s since %s\n", os.Getpid(), what, time.Now().UTC().Format(time.RFC3339))
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(note), 0)
+	}
+	return &intentLock{f: f}, nil
+}
+
+// release gives the intent up.
+func (l *intentLock) release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	_ = l.f.Truncate(0)
+	_ = unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	l.f.Close()
+	l.f = nil
+}
+
+// serveWanting reports whether a server holds the folder's intent (it
+// serves, or is starting and wants the folder), and what it wrote there.
+func serveWanting(dir string) (bool, string) {
+	path := filepath.Join(dir, intentName)
+	f, err := os.Open(path)
+	if err != nil {
+		return false, ""
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return false, ""
+		}
+		holder, _ := os.ReadFile(path)
+		h := strings.TrimSpace(string(holder))
+		if h == "" {
+			h = "a server that is starting"
+		}
+		return true, h
+	}
+	_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return false, ""
+}
+
+// waitFolder takes the folder's lock for a starting server, waiting (every
+// 50 ms, up to wait) for the CLI command that holds it to finish; what
+// holds it is logged once.
+func waitFolder(ctx context.Context, dir, what string, wait time.Duration, logf func(holder string)) (*folderLock, error) {
+	deadline := time.Now().Add(wait)
+	logged := false
+	for {
+		l, err := lockFolder(dir, what)
+		var held *HeldError
+		if !errors.As(err, &held) {
+			return l, err
+		}
+		if !logged && logf != nil {
+			logf(held.Holder)
+			logged = true
+		}
+		if time.Now().After(deadline) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // lockFolder takes the data folder's lock without waiting, writing what
@@ -98,20 +234,44 @@ func (l *folderLock) release() {
 
 // waitLock takes the folder's lock, waiting up to wait while another CLI
 // command holds it (they are short); it gives up at once when a server
-// owns the folder (its door answers: door is true).
+// owns the folder (its door answers: door is true). When a server holds
+// the folder's intent (it is starting), the command does not take the
+// folder: it waits up to serveWait for the server's door, and a lock it
+// took before it saw the server is given back before anything is done.
+// A wait that ends without the folder or a door is a *BusyError.
 func waitLock(ctx context.Context, cfg config.Config, what string, wait time.Duration, door func() bool) (*folderLock, error) {
-	deadline := time.Now().Add(wait)
+	start := time.Now()
+	deadline := start.Add(wait)
 	for {
-		l, err := lockFolder(cfg.DataDir, what)
-		var held *HeldError
-		if !errors.As(err, &held) {
-			return l, err
-		}
-		if door != nil && door() {
-			return nil, errServed
+		wanting, holder := serveWanting(cfg.DataDir)
+		if wanting {
+			if door != nil && door() {
+				return nil, errServed
+			}
+			if d := start.Add(serveWait); d.After(deadline) {
+				deadline = d
+			}
+		} else {
+			l, err := lockFolder(cfg.DataDir, what)
+			var held *HeldError
+			if !errors.As(err, &held) {
+				if err != nil {
+					return nil, err
+				}
+				if again, _ := serveWanting(cfg.DataDir); !again {
+					return l, nil
+				}
+				// A server started meanwhile: it has the folder first.
+				l.release()
+				continue
+			}
+			holder = held.Holder
+			if door != nil && door() {
+				return nil, errServed
+			}
 		}
 		if time.Now().After(deadline) {
-			return nil, err
+			return nil, &BusyError{Dir: cfg.DataDir, Holder: holder, Waited: time.Since(start)}
 		}
 		select {
 		case <-ctx.Done():

@@ -103,9 +103,13 @@ func (c *cli) exit(err error) int {
 	var ce *checkError
 	var ue *usageError
 	var held *HeldError
+	var busy *BusyError
 	var ae *app.Error
 	w := c.words()
 	switch {
+	case errors.As(err, &busy):
+		fmt.Fprintln(c.stderr, w.t("exit.error", "message", err.Error()))
+		return exitUnavailable
 	case errors.As(err, &ce):
 		fmt.Fprintln(c.stderr, w.t("exit.check_failed", "message", ce.msg))
 		return exitCheck
@@ -358,6 +362,10 @@ func (c *cli) open() (*App, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if wanting, holder := serveWanting(cfg.DataDir); wanting {
+		return nil, nil, fmt.Errorf("%s works on the log itself and cannot run while a ledger server owns or is starting on %s (%s): stop it first",
+			c.name, cfg.DataDir, holder)
+	}
 	lock, err := waitLock(c.ctx, cfg, c.name, lockWait, c.doorAnswers(cfg))
 	if errors.Is(err, errServed) {
 		holder, _ := os.ReadFile(filepath.Join(cfg.DataDir, lockName))
@@ -380,7 +388,7 @@ func (c *cli) open() (*App, func(), error) {
 }
 
 // lockWait is how long a CLI command waits for another CLI command on the
-// same folder to finish.
+// same folder to finish (serveWait when a server is starting on it).
 const lockWait = 15 * time.Second
 
 // api returns the ledger as the CLI's caller sees it (the operator, or

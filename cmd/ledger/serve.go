@@ -95,11 +95,31 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	lock, err := lockFolder(cfg.DataDir, "serve")
+	// The folder's intent first, held for as long as this server lives: a
+	// CLI command that sees it waits for this server's door instead of
+	// taking the folder. Then the folder's lock, once the CLI command that
+	// holds it (a short one) has finished.
+	intent, err := takeIntent(cfg.DataDir, "serve")
 	if err != nil {
 		var held *HeldError
 		if errors.As(err, &held) {
 			return nil, fmt.Errorf("%w: one ledger serve per data folder; stop it, or give this one another --data", err)
+		}
+		return nil, err
+	}
+	keepIntent := false
+	defer func() {
+		if !keepIntent {
+			intent.release()
+		}
+	}()
+	lock, err := waitFolder(ctx, cfg.DataDir, "serve", serveLockWait, func(holder string) {
+		opts.Logger.Info("waiting for the data folder", "data", cfg.DataDir, "held_by", holder, "up_to", serveLockWait.String())
+	})
+	if err != nil {
+		var held *HeldError
+		if errors.As(err, &held) {
+			return nil, fmt.Errorf("%w, still after %s: one ledger serve per data folder; stop it, or give this one another --data", err, serveLockWait)
 		}
 		return nil, err
 	}
@@ -204,8 +224,10 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 	go func() { served <- local.Serve(door) }()
 	opts.Logger.Info("ledger serving", "url", s.URL, "door", s.Door, "data", cfg.DataDir, "lang", cfg.Lang, "admin_token", opts.AdminToken != "")
 	ok = true
+	keepIntent = true
 	go func() {
 		defer close(s.done)
+		defer intent.release()
 		var errs []error
 		select {
 		case <-ctx.Done():
