@@ -118,22 +118,15 @@ func takeIntent(dir, what string) (*intentLock, error) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	note := fmt.Sprintf("pid %d: ledger %s since %s\n", os.Getpid(), what, time.Now().UTC().Format(time.RFC3339))
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(note), 0)
-	}
+	writeHolder(f, what)
 	return &intentLock{f: f}, nil
 }
 
 // release gives the intent up.
 func (l *intentLock) release() {
-	if l == nil || l.f == nil {
-		return
+	if l != nil {
+		unlockFile(&l.f)
 	}
-	_ = l.f.Truncate(0)
-	_ = unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
-	l.f.Close()
-	l.f = nil
 }
 
 // serveWanting reports whether a server holds the folder's intent (it
@@ -214,22 +207,15 @@ func lockFolder(dir, what string) (*folderLock, error) {
 		}
 		return nil, fmt.Errorf("data folder lock %s: %w", path, err)
 	}
-	note := fmt.Sprintf("pid %d: ledger %s since %s\n", os.Getpid(), what, time.Now().UTC().Format(time.RFC3339))
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(note), 0)
-	}
+	writeHolder(f, what)
 	return &folderLock{f: f}, nil
 }
 
 // release gives the folder up.
 func (l *folderLock) release() {
-	if l == nil || l.f == nil {
-		return
+	if l != nil {
+		unlockFile(&l.f)
 	}
-	_ = l.f.Truncate(0)
-	_ = unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
-	l.f.Close()
-	l.f = nil
 }
 
 // waitLock takes the folder's lock, waiting up to wait while another CLI
@@ -348,3 +334,24 @@ func holderPID(holder string) int {
 }
 
 var _ = strconv.Itoa
+
+// writeHolder writes into a lock file it holds what holds it: this
+// process, doing what, since when.
+func writeHolder(f *os.File, what string) {
+	note := fmt.Sprintf("pid %d: ledger %s since %s\n", os.Getpid(), what, time.Now().UTC().Format(time.RFC3339))
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(note), 0)
+	}
+}
+
+// unlockFile empties a held lock file, unlocks and closes it; *f is nil
+// after.
+func unlockFile(f **os.File) {
+	if *f == nil {
+		return
+	}
+	_ = (*f).Truncate(0)
+	_ = unix.Flock(int((*f).Fd()), unix.LOCK_UN)
+	(*f).Close()
+	*f = nil
+}
