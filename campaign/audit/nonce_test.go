@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -247,3 +248,34 @@ func TestAuditOfAV1Battle(t *testing.T) {
 }
 
 func sumRolls(c [2]int) int { return c[0] + c[1] }
+
+// v2Export is a battle exported by the ledger before ledger-dice-v3
+// (commit bfa2851: playNoncedBattle by ledger-dice-v2, seeds per turn):
+// every digital roll mixes in its command id, the umpire's own and the one
+// it entered for karl without a nonce.
+const v2Export = "testdata/raab-v2.jsonl"
+
+// TestOldV2EventsStillVerify: the events a ledger wrote by ledger-dice-v2
+// are verified by the scheme their commitments record, as they were
+// written: every roll recomputes with its command id and nonce, and no
+// check fails. The ledger no longer makes such rolls; it must still read
+// them.
+func TestOldV2EventsStillVerify(t *testing.T) {
+	b, err := os.ReadFile(v2Export)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := readExport(t, b).Verify()
+	checkStatus(t, rep, nil)
+	digital, recomputed := 0, 0
+	for _, p := range rep.Periods {
+		if p.Scheme != dice.SchemeV2 || !p.Verified {
+			t.Errorf("period %+v", p)
+		}
+		digital += p.DigitalRolls
+		recomputed += p.Recomputed
+	}
+	if len(rep.Periods) != 2 || digital != 5 || recomputed != digital {
+		t.Fatalf("%d periods, %d of %d digital rolls recomputed", len(rep.Periods), recomputed, digital)
+	}
+}
