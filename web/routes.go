@@ -62,7 +62,7 @@ func Routes() []Route {
 func (s *Server) routes() {
 	m := http.NewServeMux()
 	for _, r := range s.apiRoutes() {
-		pattern, h := r.Method+" "+r.Path, r.handle
+		pattern, h := r.Method+" "+r.Path, s.guarded(r.handle)
 		if !unbudgeted[pattern] {
 			h = s.budgeted(h)
 		}
