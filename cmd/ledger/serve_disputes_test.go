@@ -39,7 +39,7 @@ func (ts *testServer) eventsOf(token string) []map[string]any {
 	return out
 }
 
-func version(e map[string]any) int { return int(e["version"].(float64)) }
+func eventVersion(e map[string]any) int { return int(e["version"].(float64)) }
 
 // projectedUnit is a unit as the SQLite projection holds it (the CLI's
 // ledger state), once the projection has caught up.
@@ -63,7 +63,7 @@ func TestServeRetractWithAgreement(t *testing.T) {
 	moved := 0
 	for _, e := range ts.eventsOf(ts.tokens["rita"]) {
 		if e["type"] == "unit.moved" {
-			moved = version(e)
+			moved = eventVersion(e)
 		}
 	}
 	// Only the command's actor asks; a reader cannot.
@@ -95,7 +95,7 @@ func TestServeRetractWithAgreement(t *testing.T) {
 	}
 	// The original move stays in the log; the compensating event follows it.
 	evs := ts.eventsOf(ts.tokens["rita"])
-	if evs[moved-1]["type"] != "unit.moved" || version(evs[len(evs)-1]) <= moved || evs[len(evs)-1]["type"] != "command.retracted" {
+	if evs[moved-1]["type"] != "unit.moved" || eventVersion(evs[len(evs)-1]) <= moved || evs[len(evs)-1]["type"] != "command.retracted" {
 		t.Fatalf("log: %v ... %v", evs[moved-1]["type"], evs[len(evs)-1]["type"])
 	}
 	list := ts.must(ts.do("GET", "/api/campaigns/demo/battles/b1/disputes", ts.tokens["rita"], nil), 200)
@@ -112,7 +112,7 @@ func TestServeDisputeUpheldAfterRoll(t *testing.T) {
 	moved := 0
 	for _, e := range ts.eventsOf(ts.tokens["rita"]) {
 		if e["type"] == "unit.moved" {
-			moved = version(e)
+			moved = eventVersion(e)
 		}
 	}
 	// A die is rolled after the move: the player can no longer take it back.
@@ -149,7 +149,7 @@ func TestServeDisputeUpheldAfterRoll(t *testing.T) {
 	}
 	corr := evs[len(evs)-1]
 	// It points at the disputed event and at its ruling, the event before it.
-	if corr["type"] != "unit.corrected" || version(corr) <= moved || fmt.Sprint(corr["refers"]) != fmt.Sprintf("[%d %d]", moved, version(corr)-1) || corr["actor"] != "uma" {
+	if corr["type"] != "unit.corrected" || eventVersion(corr) <= moved || fmt.Sprint(corr["refers"]) != fmt.Sprintf("[%d %d]", moved, eventVersion(corr)-1) || corr["actor"] != "uma" {
 		t.Fatalf("correction: %v", corr)
 	}
 	st := ts.must(ts.do("GET", "/api/campaigns/demo/battles/b1/state", ts.tokens["karl"], nil), 200)
@@ -160,7 +160,7 @@ func TestServeDisputeUpheldAfterRoll(t *testing.T) {
 		t.Fatalf("projection: y %v", y)
 	}
 	// The replay just before the correction still shows the move.
-	before := ts.must(ts.do("GET", fmt.Sprintf("/api/campaigns/demo/battles/b1/replay?version=%d", version(corr)-1), ts.tokens["rita"], nil), 200)
+	before := ts.must(ts.do("GET", fmt.Sprintf("/api/campaigns/demo/battles/b1/replay?version=%d", eventVersion(corr)-1), ts.tokens["rita"], nil), 200)
 	if u := boardUnit(t, before, "33-ligne"); u["y"] != 16.0 {
 		t.Fatalf("replay before the correction: %v", u)
 	}
