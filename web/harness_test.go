@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -116,6 +117,20 @@ func (r response) errorField(name string) any {
 // as JSON; header holds pairs of names and values.
 func (s *server) do(method, path, token string, body any, header ...string) response {
 	s.t.Helper()
+	return s.doWith(http.DefaultClient, method, path, token, body, header...)
+}
+
+// from returns a client whose connections come from the loopback address
+// ip (any of 127.0.0.0/8), a client of its own to the server.
+func from(t *testing.T, ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	tr := &http.Transport{DialContext: d.DialContext}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+func (s *server) doWith(client *http.Client, method, path, token string, body any, header ...string) response {
+	s.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -138,7 +153,7 @@ func (s *server) do(method, path, token string, body any, header ...string) resp
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := client.Do(req)
 	if err != nil {
 		s.t.Fatalf("%s %s: %v", method, path, err)
 	}

@@ -34,6 +34,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Limits bound the live streams.
 	Limits Limits
+	// Throttle bounds the failed token checks of one client address;
+	// fields at 0: DefaultThrottle's.
+	Throttle Throttle
 	// Budget is the longest one API request may take (but a live stream
 	// and the operator's rebuild, verify and backup); past it the work
 	// stops and the answer is 503 in words. 0: DefaultBudget.
@@ -72,6 +75,8 @@ type Server struct {
 	mux  http.Handler
 	hub  *hub
 
+	throttle *throttle // failed token checks by client address
+
 	commands gate // admits commands until shutdown
 
 	stop     context.CancelFunc // stops the hub
@@ -102,7 +107,8 @@ func New(opts Options) (*Server, error) {
 	if opts.Limits.Streams <= 0 {
 		opts.Limits.Streams = DefaultLimits.Streams
 	}
-	s := &Server{opts: opts, log: opts.Logger, cat: opts.Ledger.Catalogue(), hub: newHub(opts.Limits), done: make(chan struct{})}
+	s := &Server{opts: opts, log: opts.Logger, cat: opts.Ledger.Catalogue(), hub: newHub(opts.Limits), done: make(chan struct{}),
+		throttle: newThrottle(opts.Throttle)}
 	s.routes()
 	return s, nil
 }
@@ -121,6 +127,10 @@ func (s *Server) Streams() int {
 	defer s.hub.mu.Unlock()
 	return len(s.hub.subs)
 }
+
+// Throttled is how many client addresses the throttle of failed token
+// checks holds (at most Throttle.Addresses).
+func (s *Server) Throttled() int { return s.throttle.size() }
 
 // Handler is the HTTP handler: API, stream, page and assets.
 func (s *Server) Handler() http.Handler { return s.mux }
