@@ -364,6 +364,9 @@ func (s *Session) Dice(ctx context.Context, key events.Key) (DiceChart, error) {
 // caller may not read are withheld, chained through their hashes as in an
 // export. Source: the log.
 func (s *Session) Audit(ctx context.Context, key events.Key, opt AuditOptions) (*audit.Report, error) {
+	if opt.Head != "" && !isHeadHash(opt.Head) {
+		return nil, s.fail(invalid("head %.80q is not a head hash: 64 hexadecimal digits, 0-9 and a-f", opt.Head), noVars)
+	}
 	p, evs, err := s.battleEvents(ctx, key)
 	if err != nil {
 		return nil, s.fail(err, noVars)
@@ -389,6 +392,20 @@ func (s *Session) Audit(ctx context.Context, key events.Key, opt AuditOptions) (
 		evs = shown
 	}
 	return audit.Verify(evs, ao), nil
+}
+
+// isHeadHash says whether h is written as an event's hash is: 64 lowercase
+// hexadecimal digits (docs/openapi.yaml's pattern for ?head=).
+func isHeadHash(h string) bool {
+	if len(h) != 64 {
+		return false
+	}
+	for _, c := range h {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Export writes the battle as one self-contained ledger-export-v1 file.

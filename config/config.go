@@ -115,6 +115,12 @@ type HTTP struct {
 	// live stream and the operator's rebuild, verify and backup): past it
 	// the work stops and the answer is 503 in words. Default 15s.
 	RequestBudget time.Duration `mapstructure:"request_budget" yaml:"request_budget" json:"request_budget"`
+	// TokenFailuresPerMinute bounds the failed token checks one client
+	// address may make: as many in a row, then as many a minute; past it
+	// no new token from the address is checked (429 with Retry-After),
+	// while a token that opened a campaign from it before still works.
+	// Default 20.
+	TokenFailuresPerMinute int `mapstructure:"token_failures_per_minute" yaml:"token_failures_per_minute" json:"token_failures_per_minute"`
 	// ReadyMaxLag is how many events the projection may lag the log
 	// while GET /readyz still answers ready. Default 1000.
 	ReadyMaxLag int `mapstructure:"ready_max_lag" yaml:"ready_max_lag" json:"ready_max_lag"`
@@ -133,7 +139,8 @@ func Default() Config {
 			DuplicateWindow: 2 * time.Minute,
 		},
 		HTTP: HTTP{Addr: "127.0.0.1:8080", ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-			StreamsPerCaller: 8, Streams: 1000, ReadyMaxLag: 1000, RequestBudget: 15 * time.Second},
+			StreamsPerCaller: 8, Streams: 1000, ReadyMaxLag: 1000, RequestBudget: 15 * time.Second,
+			TokenFailuresPerMinute: 20},
 		Lang:    "en",
 		Retries: 16,
 		Cache:   Cache{Streams: 1024, TimelineEvents: 200000},
@@ -202,6 +209,9 @@ func (c Config) Validate() error {
 	}
 	if c.HTTP.StreamsPerCaller < 1 || c.HTTP.Streams < c.HTTP.StreamsPerCaller {
 		errs = append(errs, fmt.Errorf("http.streams_per_caller %d, http.streams %d: want at least 1, and streams at least streams_per_caller", c.HTTP.StreamsPerCaller, c.HTTP.Streams))
+	}
+	if c.HTTP.TokenFailuresPerMinute < 1 || c.HTTP.TokenFailuresPerMinute > 60000 {
+		errs = append(errs, fmt.Errorf("http.token_failures_per_minute %d: want 1 to 60000", c.HTTP.TokenFailuresPerMinute))
 	}
 	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("http.addr %q: %w", c.HTTP.Addr, err))

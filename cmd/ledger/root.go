@@ -286,6 +286,7 @@ func (c *cli) loadConfig(cmd *cobra.Command) error {
 	c.v.SetDefault("http.streams", def.HTTP.Streams)
 	c.v.SetDefault("http.ready_max_lag", def.HTTP.ReadyMaxLag)
 	c.v.SetDefault("http.request_budget", def.HTTP.RequestBudget)
+	c.v.SetDefault("http.token_failures_per_minute", def.HTTP.TokenFailuresPerMinute)
 	c.v.SetDefault("lang", def.Lang)
 	c.v.SetDefault("actor", "")
 	c.v.SetDefault("token", "")
