@@ -51,6 +51,13 @@ type ErrorJSON struct {
 // answer echoes the request's raw text.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	err = overBudget(r, err)
+	if ae, ok := err.(*app.Error); ok && ae.Message == "" {
+		// The edge's own errors are shared values (errNoRoute, errDraining):
+		// word a copy, in this caller's language, never the shared one (the
+		// first caller's language stuck to it, and two callers raced).
+		c := *ae
+		err = &c
+	}
 	e := app.Classify(err, s.cat, s.lang(r), i18n.Vars{})
 	if e.Kind == app.KindInternal {
 		if r.Context().Err() != nil {
@@ -61,6 +68,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status := Status(e.Kind)
 	if e.Code == "unknown_command" {
 		status = http.StatusNotFound // no such command to post to
+	}
+	if e.Code == "method_not_allowed" {
+		status = http.StatusMethodNotAllowed // the route takes other methods: Allow names them
 	}
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="ledger"`)

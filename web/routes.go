@@ -1,6 +1,11 @@
 package web
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+
+	"github.com/clubledger/ledger/app"
+)
 
 // Route is one route of the HTTP API: its method and path pattern, as
 // docs/openapi.yaml names it.
@@ -68,13 +73,44 @@ func (s *Server) routes() {
 		}
 		m.HandleFunc(pattern, h)
 	}
-	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		// Never echo the request's path: it is the caller's raw text.
-		s.writeError(w, r, errNoRoute)
-	})
+	// What no route takes: 405 with Allow when the path is a route's
+	// with another method, else 404; in the API's words either way.
+	for _, p := range []string{"/api/", "/healthz", "/readyz", "/metrics"} {
+		m.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) { s.noRoute(m, w, r) })
+	}
 	m.HandleFunc("GET /{$}", s.handlePage)
 	m.HandleFunc("GET /c/{campaign}", s.handlePage)
 	m.HandleFunc("GET /c/{campaign}/b/{battle}", s.handlePage)
 	m.Handle("GET /static/", s.assets())
 	s.mux = s.secure(m)
+}
+
+// methods are those a route may be registered with; GET takes HEAD too.
+var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"}
+
+// errMethod is a known route asked with a method it does not take.
+var errMethod = app.Errorf(app.KindInvalid, "method_not_allowed", "")
+
+// noRoute answers a request no route takes: 405 with the methods the
+// path's route takes in Allow (issue 27), or 404 when no route has the
+// path. Never echo the request's path: it is the caller's raw text.
+func (s *Server) noRoute(m *http.ServeMux, w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, method := range methods {
+		if method == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = method
+		if _, pattern := m.Handler(probe); pattern != "" && strings.HasPrefix(pattern, method+" ") ||
+			method == "HEAD" && strings.HasPrefix(pattern, "GET ") {
+			allow = append(allow, method)
+		}
+	}
+	if len(allow) == 0 {
+		s.writeError(w, r, errNoRoute)
+		return
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	s.writeError(w, r, errMethod)
 }
