@@ -137,6 +137,7 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 		ii  *campaign.InvalidInput
 		ic  *campaign.IdempotencyConflict
 		ob  *OverBudget
+		sf  *events.StoreFault
 	)
 	text := func(code string) string {
 		if cat == nil {
@@ -190,6 +191,14 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 	case errors.As(err, &ob):
 		out.Kind, out.Code, out.RetryAfter = KindUnavailable, "over_budget", retryAfter
 		out.Message = strings.ReplaceAll(text("over_budget"), "{budget}", ob.Budget.String())
+	case errors.As(err, &sf):
+		// A full or failing disk: nothing more is recorded until it is
+		// mended; the words say which, and what to do.
+		out.Kind, out.Code, out.RetryAfter = KindUnavailable, "disk_failed", retryAfter
+		if sf.Full {
+			out.Code = "disk_full"
+		}
+		out.Message = text(out.Code) + " (" + err.Error() + ")"
 	case errors.Is(err, events.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		out.Kind, out.Code, out.RetryAfter = KindUnavailable, "unavailable", retryAfter
 		out.Message = text("unavailable") + " (" + err.Error() + ")"

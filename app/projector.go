@@ -25,6 +25,7 @@ type Projector struct {
 	seq    uint64
 	closed bool
 	err    error         // why it stopped, when it did
+	stall  error         // why it waits for its disk, while it does
 	ch     chan struct{} // closed and replaced at every change
 	done   chan struct{}
 }
@@ -48,22 +49,42 @@ func (p *Projector) Run(ctx context.Context) {
 		return
 	}
 	p.set(cp)
+	// waiting is set while the projector waits for its disk: said once in
+	// the log when it starts, once when it ends.
+	var waiting bool
 	for {
 		err = projections.Run(ctx, p.log, p.proj, projections.RunOptions{
-			Follow:     true,
-			OnProgress: func(pr projections.Progress) { p.set(pr.Sequence) },
+			Follow: true,
+			OnProgress: func(pr projections.Progress) {
+				if waiting {
+					waiting = false
+					p.stalled(nil)
+					p.lg.Info("projector: the projection's disk takes writes again; the projection is catching up")
+				}
+				p.set(pr.Sequence)
+			},
 		})
 		if ctx.Err() != nil {
 			return
 		}
-		if !errors.Is(err, events.ErrUnavailable) {
+		switch {
+		case errors.Is(err, projections.ErrStorage):
+			// The projection's disk is full or failed a write: nothing
+			// was applied, and the same events apply once it writes.
+			p.stalled(err)
+			if !waiting {
+				waiting = true
+				p.lg.Error("projector: the projection cannot be written (free space on the data folder's disk, or check it); trying again every second", "err", err)
+			}
+		case errors.Is(err, events.ErrUnavailable):
+			// The log cannot answer for now (no quorum, a leader being
+			// elected): follow again from the checkpoint once it can.
+			p.lg.Warn("projector: the log is unavailable; following again shortly", "err", err)
+		default:
 			p.lg.Error("projector stopped", "err", err)
 			p.close(err)
 			return
 		}
-		// The log cannot answer for now (no quorum, a leader being
-		// elected): follow again from the checkpoint once it can.
-		p.lg.Warn("projector: the log is unavailable; following again shortly", "err", err)
 		select {
 		case <-ctx.Done():
 			return
@@ -127,21 +148,44 @@ func (p *Projector) close(err error) {
 	}
 }
 
+func (p *Projector) stalled(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stall = err
+	if err != nil && !p.closed {
+		// Those waiting learn at once that it will not come soon.
+		close(p.ch)
+		p.ch = make(chan struct{})
+	}
+}
+
+// Stalled says why the projector cannot write the projection now (its
+// disk is full or failed a write: projections.ErrStorage), nil when it
+// can. It tries again every second and catches up by itself.
+func (p *Projector) Stalled() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stall
+}
+
 // ErrProjectorStopped is Wait's answer once the projector has stopped.
 var ErrProjectorStopped = errors.New("app: the projector has stopped")
 
-// Wait returns once the projection holds seq, the projector stopped, or
-// ctx ended.
+// Wait returns once the projection holds seq, the projector stopped or
+// waits for its disk (Stalled), or ctx ended.
 func (p *Projector) Wait(ctx context.Context, seq uint64) error {
 	for {
 		p.mu.Lock()
-		reached, closed, ch := p.seq >= seq, p.closed, p.ch
+		reached, closed, stall, ch := p.seq >= seq, p.closed, p.stall, p.ch
 		p.mu.Unlock()
 		if reached {
 			return nil
 		}
 		if closed {
 			return ErrProjectorStopped
+		}
+		if stall != nil {
+			return stall
 		}
 		select {
 		case <-ch:

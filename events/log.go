@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // ErrConflict is returned by Append when the stream has moved past the
@@ -63,4 +64,40 @@ type Vault interface {
 	Put(ctx context.Context, name string, value []byte) error
 	// Get returns the value under name, or ErrNotFound.
 	Get(ctx context.Context, name string) ([]byte, error)
+}
+
+// StoreFault is a store that cannot write: the disk holding it is full, or
+// a write or fsync failed. It is ErrUnavailable (errors.Is): nothing the
+// caller sends is recorded while it lasts. Full tells the two apart, Free
+// and Size are the disk's free and total bytes when known (0 when not),
+// and Cause is what the store said.
+type StoreFault struct {
+	Full       bool
+	Free, Size uint64
+	Cause      string
+}
+
+func (e *StoreFault) Error() string {
+	if e.Full {
+		return fmt.Sprintf("no space left on the data folder's disk (%s free of %s; %s): free space on that disk, and the ledger takes commands again by itself within a few seconds, no restart needed",
+			Bytes(e.Free), Bytes(e.Size), e.Cause)
+	}
+	return fmt.Sprintf("the data folder's disk failed a write (%s; %s free): check the disk (the system log, dmesg); the ledger tries the disk again by itself every few seconds and takes commands once it writes",
+		e.Cause, Bytes(e.Free))
+}
+
+// Unwrap makes a store fault an ErrUnavailable.
+func (e *StoreFault) Unwrap() error { return ErrUnavailable }
+
+// Bytes writes a size for people: 512 B, 3.2 MiB, 1.5 GiB.
+func Bytes(n uint64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }

@@ -9,6 +9,12 @@ import (
 // battle it does not hold.
 var ErrNotFound = errors.New("projections: not found")
 
+// ErrStorage is a projection whose file cannot be written now: its disk is
+// full or failed a write. Nothing was applied; the same batch applies once
+// the disk takes writes again, so a follower waits and tries again rather
+// than stopping.
+var ErrStorage = errors.New("projections: the projection's disk cannot take writes now (full, or a write failed)")
+
 // BattleView is a battle as the projection holds it.
 type BattleView struct {
 	Campaign    string        `json:"campaign"`

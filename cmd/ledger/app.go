@@ -58,6 +58,9 @@ type App struct {
 	// lost finds a log that lost events the projection holds
 	// (storefaults.go): appends are refused while it does.
 	lost *lostEvents
+	// store watches the embedded server's store for a full or failing
+	// disk (storefaults.go); nil on an external NATS server.
+	store *storeWatch
 }
 
 // AppOptions tune an App beyond its configuration.
@@ -132,6 +135,7 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 		if _, err := a.embedded.Provision(openCtx, streamCfg, vaultCfg); err != nil {
 			return nil, err
 		}
+		a.store = newStoreWatch(a.embedded, cfg.DataDir, opts.Logger)
 		a.nc, err = a.embedded.Connect()
 	} else {
 		a.nc, err = ledgerjs.Connect(cfg.NATS.URL, ledgerjs.ConnectOptions{
@@ -195,7 +199,7 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 	if lost := a.lost.check(openCtx); lost != nil && opts.Logger != nil {
 		opts.Logger.Error(lost.Error())
 	}
-	a.Service = campaign.NewService(gatedLog{Log: a.Log, refuse: a.lost.current}, a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy, Signer: k.Signer, Keys: a.Ring,
+	a.Service = campaign.NewService(gatedLog{Log: a.Log, refuse: a.refusal, explain: a.store.check}, a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy, Signer: k.Signer, Keys: a.Ring,
 		CachedStreams: cfg.Cache.Streams})
 	a.Ledger, err = app.New(app.Options{
 		Service: a.Service, Log: a.Log, Read: a.DB, Admin: adminOps{a}, Lang: cfg.Lang, Logger: opts.Logger, Observer: observer, Keys: a.Ring,
@@ -212,6 +216,15 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 	}
 	ok = true
 	return a, nil
+}
+
+// refusal says why every append is refused now, nil when none is: a log
+// that lost events, a store that cannot write.
+func (a *App) refusal() error {
+	if err := a.lost.current(); err != nil {
+		return err
+	}
+	return a.store.current()
 }
 
 // unavailable words a log that cannot be opened: what happened, what to do.

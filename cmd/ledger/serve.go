@@ -199,6 +199,9 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 	// shutdown below has drained the commands.
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	go a.projector.Run(bg)
+	if a.store != nil {
+		go a.store.run(bg)
+	}
 	if err := srv.Start(bg); err != nil {
 		stopBG()
 		return nil, err
@@ -290,6 +293,11 @@ func ready(ctx context.Context, a *App, cfg config.Config) web.Readiness {
 	} else {
 		rd.Checks["log"] = "ok"
 	}
+	if f := a.store.current(); f != nil {
+		fail("store", f.Error())
+	} else if a.store != nil {
+		rd.Checks["store"] = "ok"
+	}
 	if a.guard != nil {
 		if findings, err := a.guard(ctx); err != nil {
 			fail("stream", "the stream guard could not read the configuration: "+err.Error())
@@ -300,6 +308,8 @@ func ready(ctx context.Context, a *App, cfg config.Config) web.Readiness {
 		}
 	}
 	switch st := a.projector.State(); {
+	case a.projector.Stalled() != nil:
+		fail("projection", "the projection cannot be written: "+a.projector.Stalled().Error()+"; free space on the data folder's disk (or check it): it catches up by itself")
 	case st != "running":
 		fail("projection", "the projector has "+st+"; see the server's log, then `ledger projections rebuild`")
 	case err == nil && last-min(last, a.projector.Checkpoint()) > uint64(cfg.HTTP.ReadyMaxLag):

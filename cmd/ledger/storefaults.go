@@ -2,10 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/clubledger/ledger/events"
+	ledgerjs "github.com/clubledger/ledger/events/jetstream"
 )
 
 // lostEvents watches for a log that has lost events the projection had
@@ -70,15 +76,167 @@ func (l *lostEvents) current() error {
 	return l.fault
 }
 
-// gatedLog refuses every append while refuse says why; reads pass.
+// gatedLog refuses every append while refuse says why; reads pass. An
+// append the store could not answer is explained by explain when it can
+// say why (a full or failing disk).
 type gatedLog struct {
 	events.Log
-	refuse func() error
+	refuse  func() error
+	explain func() error
 }
 
 func (g gatedLog) Append(ctx context.Context, key events.Key, expected uint64, batch []events.Envelope) error {
 	if err := g.refuse(); err != nil {
 		return fmt.Errorf("refused, nothing appended: %w", err)
 	}
-	return g.Log.Append(ctx, key, expected, batch)
+	err := g.Log.Append(ctx, key, expected, batch)
+	if errors.Is(err, events.ErrUnavailable) && g.explain != nil {
+		if why := g.explain(); why != nil {
+			return fmt.Errorf("%w; the cause: %w", err, why)
+		}
+	}
+	return err
+}
+
+// storeWatch watches the embedded NATS server's store: a full disk or a
+// failed write (nats-server keeps a stream's first write error and stores
+// nothing more in it until the stream is loaded again) is a named fault
+// (events.StoreFault), logged once, refused at the gate and reported by
+// /readyz; once the disk has room and takes a synced write again, the
+// watch restarts JetStream in process, which loads the streams again
+// without their kept errors, and commands are accepted with no restart of
+// the ledger. A ledger on an external NATS server has no watch: its
+// servers' disks are theirs (docs/deploy.md).
+type storeWatch struct {
+	emb    *ledgerjs.Embedded
+	dir    string // the data folder: its disk is the store's
+	logger *slog.Logger
+
+	mu      sync.Mutex
+	fault   *events.StoreFault
+	since   time.Time
+	nextTry time.Time
+	backoff time.Duration
+}
+
+// storeWatchEvery is how often a serving ledger looks at its store: a
+// freed disk takes commands again within it (plus a restart of JetStream,
+// a few milliseconds).
+const storeWatchEvery = time.Second
+
+// minFreeForWrites is the free space the store needs before the watch
+// tries it again: a stream's message block is at most 8 MiB, and SQLite's
+// projection writes beside it. Below it the disk counts as full.
+const minFreeForWrites = 8 << 20
+
+func newStoreWatch(emb *ledgerjs.Embedded, dir string, logger *slog.Logger) *storeWatch {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &storeWatch{emb: emb, dir: dir, logger: logger}
+}
+
+// current is the last check's fault, nil when there is none (or no watch).
+func (w *storeWatch) current() error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fault == nil {
+		return nil
+	}
+	return w.fault
+}
+
+// run checks the store every storeWatchEvery until ctx ends.
+func (w *storeWatch) run(ctx context.Context) {
+	t := time.NewTicker(storeWatchEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			w.check()
+		}
+	}
+}
+
+// check looks at the store now and returns its fault, nil when it writes:
+// a new fault is logged once in words; a fault on a disk that has room
+// and takes a synced write again is mended by restarting JetStream.
+func (w *storeWatch) check() error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	err := w.emb.StoreFault()
+	if err == nil {
+		w.mended("")
+		return nil
+	}
+	free, size, known := diskSpace(w.dir)
+	f := &events.StoreFault{Full: known && free < minFreeForWrites || strings.Contains(err.Error(), "no space left"),
+		Free: free, Size: size, Cause: err.Error()}
+	if w.fault == nil {
+		w.since = time.Now()
+		w.logger.Error("the data folder's store cannot write: " + f.Error())
+	}
+	w.fault = f
+	if time.Now().Before(w.nextTry) || (known && free < minFreeForWrites) {
+		return f
+	}
+	if perr := probeWrite(w.dir); perr != nil {
+		f.Cause += "; a test write in the data folder failed too: " + perr.Error()
+		w.later()
+		return f
+	}
+	if rerr := w.emb.RestartJetStream(); rerr != nil {
+		w.logger.Warn("the data folder's disk writes again, but JetStream could not be restarted in process: restart the ledger", "err", rerr)
+		w.later()
+		return f
+	}
+	if err := w.emb.StoreFault(); err != nil {
+		f.Cause = err.Error()
+		w.later()
+		return f
+	}
+	w.mended(" (JetStream restarted in process)")
+	return nil
+}
+
+// mended clears a fault, saying so in the log. The lock is held.
+func (w *storeWatch) mended(how string) {
+	if w.fault != nil {
+		w.logger.Info("the data folder's store writes again"+how+": commands are accepted", "after", time.Since(w.since).Round(time.Millisecond))
+	}
+	w.fault, w.backoff, w.nextTry = nil, 0, time.Time{}
+}
+
+// later puts off the next attempt, twice as long each time, from 1 s to
+// 30 s. The lock is held.
+func (w *storeWatch) later() {
+	w.backoff = min(max(2*w.backoff, time.Second), 30*time.Second)
+	w.nextTry = time.Now().Add(w.backoff)
+}
+
+// probeWrite writes, syncs and removes a small file in dir: whether the
+// disk takes a write that reaches it.
+func probeWrite(dir string) error {
+	f, err := os.CreateTemp(dir, ".ledger-probe-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(make([]byte, 64<<10)); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

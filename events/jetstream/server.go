@@ -247,6 +247,53 @@ func (e *Embedded) Server() *server.Server { return e.srv }
 // StoreDir is the folder the server keeps its JetStream files in.
 func (e *Embedded) StoreDir() string { return e.opts.StoreDir }
 
+// StoreFault says what keeps the server's JetStream from storing, nil when
+// nothing does: JetStream stopped, or a stream (or consumer) that hit a
+// write error. nats-server keeps a stream's first write error (a full disk,
+// a failed fsync) and refuses or ignores every later write to it until the
+// stream is loaded again, even once the disk works: RestartJetStream does
+// that.
+func (e *Embedded) StoreFault() error {
+	if !e.srv.JetStreamEnabled() {
+		return errors.New("JetStream is stopped on the embedded NATS server")
+	}
+	h := e.srv.Healthz(&server.HealthzOptions{Details: true})
+	if h == nil || len(h.Errors) == 0 {
+		return nil
+	}
+	why := make([]string, 0, len(h.Errors))
+	for _, he := range h.Errors {
+		why = append(why, he.Error)
+	}
+	return errors.New(strings.Join(why, "; "))
+}
+
+// RestartJetStream stops JetStream and starts it again on the same store,
+// with the same limits: its streams and consumers are loaded again from
+// their files, forgetting the write errors they kept. Client connections
+// stay up; a request in flight meanwhile fails (a few milliseconds) and
+// ordered consumers start again by themselves. A clustered server is not
+// restarted this way (it would leave its meta group): it returns an error.
+func (e *Embedded) RestartJetStream() error {
+	if e.srv.JetStreamIsClustered() {
+		return errors.New("jetstream: a clustered server's JetStream is not restarted in process; restart the server")
+	}
+	var cfg server.JetStreamConfig
+	if c := e.srv.JetStreamConfig(); c != nil {
+		cfg = *c
+	}
+	// EnableJetStream adds the "jetstream" folder to the store folder it
+	// is given, as the server did at start.
+	cfg.StoreDir = e.opts.StoreDir
+	if err := e.srv.ShutdownJetStream(); err != nil {
+		return fmt.Errorf("jetstream: stop: %w", err)
+	}
+	if err := e.srv.EnableJetStream(&cfg); err != nil {
+		return fmt.Errorf("jetstream: start again: %w", err)
+	}
+	return nil
+}
+
 // Shutdown stops the server and waits until it has stopped. Calling it
 // twice is harmless.
 func (e *Embedded) Shutdown() {

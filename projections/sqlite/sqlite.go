@@ -223,7 +223,11 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 	if len(evs) == 0 {
 		return nil
 	}
-	defer func() { err = d.unreadableErr(err) }()
+	defer func() {
+		if err = d.unreadableErr(err); diskTrouble(err) {
+			err = fmt.Errorf("%w: %w", projections.ErrStorage, err)
+		}
+	}()
 	d.apply.Lock()
 	defer d.apply.Unlock()
 	d.mu.RLock()
