@@ -14,6 +14,7 @@
 // digital roll the command makes (docs/dice.md).
 
 import { fill, t, term, el, num, length, apiPost, api, errorBox, errorText, randomHex, outcomeText } from "./core.js";
+import { commandBody, settle, foreignRolls } from "./nonce.js";
 
 
 const FORMATIONS = ["line", "attack_column", "march_column", "square", "open_order", "company_column", "division_column",
@@ -69,28 +70,20 @@ export function mountPlay(box, ctx) {
   async function send(name, command, opts) {
     opts = opts || {};
     const holder = opts.holder || {};
-    if (!holder.id) holder.id = "page-" + randomHex(10);
-    const body = envelope(command, { id: holder.id });
-    if (opts.dice && opts.dice.length) body.dice = opts.dice;
-    else body.nonce = randomHex(16);
+    const body = envelope(command, commandBody(holder, opts.dice, randomHex));
     try {
       const out = await apiPost(base + "/commands/" + name, body);
-      holder.id = "";
+      settle(holder);
       showResult(name, { ok: true, events: out.events || [], duplicate: out.duplicate });
       // Each digital roll of this command must carry the nonce this device
       // sent: a ledger that recorded another chose the roll itself.
-      if (body.nonce && !out.duplicate) {
-        for (const e of out.events || []) {
-          const p = e.payload || {};
-          if (e.type === "dice.rolled" && p.source === "digital" && String(p.nonce || "").toLowerCase() !== body.nonce) {
-            result.prepend(el("div", { class: "banner warning", id: "nonce-warning", role: "alert", text: t("page.nonce.mismatch", { version: e.version }) }));
-          }
-        }
+      for (const version of foreignRolls(body, out)) {
+        result.prepend(el("div", { class: "banner warning", id: "nonce-warning", role: "alert", text: t("page.nonce.mismatch", { version }) }));
       }
       await ctx.refresh(); // the tools that follow read the battle as it now stands
       return { ok: true, events: out.events || [] };
     } catch (err) {
-      if (!(err instanceof TypeError)) holder.id = ""; // refused: a new attempt is a new command
+      if (!(err instanceof TypeError)) settle(holder); // refused: a new attempt is a new command
       showResult(name, { ok: false, error: err });
       return { ok: false, error: err };
     }
