@@ -7,12 +7,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/clubledger/ledger/config"
 )
@@ -99,11 +95,11 @@ func takeIntent(dir, what string) (*intentLock, error) {
 	}
 	deadline := time.Now().Add(time.Second)
 	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		err = tryLock(f, true)
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+		if !errors.Is(err, errLockHeld) {
 			f.Close()
 			return nil, fmt.Errorf("data folder intent %s: %w", path, err)
 		}
@@ -138,8 +134,8 @@ func serveWanting(dir string) (bool, string) {
 		return false, ""
 	}
 	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := tryLock(f, false); err != nil {
+		if !errors.Is(err, errLockHeld) {
 			return false, ""
 		}
 		holder, _ := os.ReadFile(path)
@@ -149,7 +145,7 @@ func serveWanting(dir string) (bool, string) {
 		}
 		return true, h
 	}
-	_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	unlock(f)
 	return false, ""
 }
 
@@ -195,10 +191,10 @@ func lockFolder(dir, what string) (*folderLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data folder lock: %w", err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := tryLock(f, true); err != nil {
 		holder, _ := os.ReadFile(path)
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, errLockHeld) {
 			h := strings.TrimSpace(string(holder))
 			if h == "" {
 				h = "a process that is starting"
@@ -272,9 +268,9 @@ var errServed = errors.New("a ledger server owns the data folder")
 
 // listenDoor opens the local door: a Unix socket in the data folder that
 // only its owner may connect to (mode 0600 in a 0700 folder, and each
-// connection's peer checked to be the same user, or root). The caller
-// holds the folder's lock, so a socket file left by a process that died is
-// removed first.
+// connection's peer checked to be the same user, or root, where the system
+// says who the peer is: peerIsOwner). The caller holds the folder's lock,
+// so a socket file left by a process that died is removed first.
 func listenDoor(cfg config.Config) (net.Listener, error) {
 	path := socketPath(cfg)
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -287,6 +283,9 @@ func listenDoor(cfg config.Config) (net.Listener, error) {
 	if err := os.Chmod(path, 0o600); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("local door %s: %w", path, err)
+	}
+	if doorNote != "" {
+		fmt.Fprintf(os.Stderr, "ledger: local door %s: %s\n", path, doorNote)
 	}
 	return &ownerOnly{Listener: ln, uid: os.Getuid()}, nil
 }
@@ -304,19 +303,7 @@ func (l *ownerOnly) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		uc, ok := c.(*net.UnixConn)
-		if !ok {
-			c.Close()
-			continue
-		}
-		raw, err := uc.SyscallConn()
-		if err != nil {
-			c.Close()
-			continue
-		}
-		var cred *unix.Ucred
-		var cerr error
-		_ = raw.Control(func(fd uintptr) { cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) })
-		if cerr != nil || cred == nil || (int(cred.Uid) != l.uid && cred.Uid != 0) {
+		if !ok || !peerIsOwner(uc, l.uid) {
 			c.Close()
 			continue
 		}
@@ -332,8 +319,6 @@ func holderPID(holder string) int {
 	}
 	return pid
 }
-
-var _ = strconv.Itoa
 
 // writeHolder writes into a lock file it holds what holds it: this
 // process, doing what, since when.
@@ -351,7 +336,7 @@ func unlockFile(f **os.File) {
 		return
 	}
 	_ = (*f).Truncate(0)
-	_ = unix.Flock(int((*f).Fd()), unix.LOCK_UN)
+	unlock(*f)
 	(*f).Close()
 	*f = nil
 }

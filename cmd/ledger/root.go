@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -469,26 +467,4 @@ func (c *cli) actor() string {
 		return c.cfgSet.Actor
 	}
 	return c.v.GetString("actor")
-}
-
-// version is the ledger's release.
-const ledgerVersion = "0.2.0"
-
-// versionString is the version and, when the binary was built from a git
-// checkout, the commit it was built from.
-func versionString() string {
-	commit, dirty := "unknown", ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				commit = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					dirty = " (with uncommitted changes)"
-				}
-			}
-		}
-	}
-	return fmt.Sprintf("%s, commit %s%s, %s", ledgerVersion, commit, dirty, runtime.Version())
 }

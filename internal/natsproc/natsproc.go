@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package natsproc runs the compose cluster without a container engine: three
 // real nats-server processes, built from the version in go.mod, started from
 // exactly the configuration files docker-compose.yml mounts
@@ -19,6 +21,9 @@
 // Users, permissions, accounts, JetStream and its sync_interval, the cluster
 // name and no_advertise are the files' own. Passwords come from the
 // environment variables the files read, as in compose.
+//
+// It is built on Unix only (process groups, kill -9): the tests that use it
+// need Linux or macOS.
 package natsproc
 
 import (

@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"time"
-
-	"github.com/mattn/go-sqlite3"
 )
 
 // The projection file is disposable (docs/principles.md principle 1): when it
@@ -98,16 +96,6 @@ func printable(b []byte) string {
 		out[i] = c
 	}
 	return string(out)
-}
-
-// unreadable says whether err is SQLite saying the file is not a database
-// or is damaged.
-func unreadable(err error) bool {
-	var se sqlite3.Error
-	if errors.As(err, &se) {
-		return se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB
-	}
-	return false
 }
 
 // moveAside renames path and its -wal, -shm and -journal to a name beside

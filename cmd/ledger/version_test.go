@@ -1,0 +1,25 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// A release build names the version and commit the linker was given
+// (-X main.buildVersion, -X main.buildCommit: .goreleaser.yaml); any other build
+// names a commit or says why it cannot.
+func TestVersionNamesCommit(t *testing.T) {
+	defer func(v, c string) { buildVersion, buildCommit = v, c }(buildVersion, buildCommit)
+
+	buildVersion, buildCommit = "", ""
+	got := versionString()
+	if !strings.HasPrefix(got, ledgerVersion+", commit ") {
+		t.Errorf("unstamped build: %q, want %q, commit ...", got, ledgerVersion)
+	}
+
+	buildVersion, buildCommit = "1.2.3", "0123456789abcdef0123456789abcdef01234567"
+	got = versionString()
+	if want := "1.2.3, commit 0123456789abcdef0123456789abcdef01234567, go"; !strings.HasPrefix(got, want) {
+		t.Errorf("stamped build: %q, want it to begin %q", got, want)
+	}
+}
