@@ -323,3 +323,7 @@ func printable(v reflect.Value) any {
 	}
 	return out
 }
+
+// Distance is the edit distance between two names (insertions, deletions
+// and substitutions of one byte), for suggesting the name a typo meant.
+func Distance(a, b string) int { return editDistance(a, b) }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -294,6 +296,9 @@ func (c *cli) loadConfig(cmd *cobra.Command) error {
 	c.v.SetEnvPrefix("LEDGER")
 	c.v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	c.v.AutomaticEnv()
+	if err := c.checkEnv(os.Environ()); err != nil {
+		return err
+	}
 	path, _ := cmd.Flags().GetString("config")
 	if path == "" {
 		// Only ledger.yaml or ledger.yml: viper's own search would also
@@ -332,6 +337,60 @@ func (c *cli) loadConfig(cmd *cobra.Command) error {
 		return usagef("config %s: unknown key %s", path, strings.Join(unknown, ", unknown key "))
 	}
 	return nil
+}
+
+// harnessEnv are the LEDGER_* variables (and prefixes, ending in _) that
+// the tests, the benchmarks and .ci/run read, not the program: the ledger
+// started by a test inherits them and does not refuse them.
+var harnessEnv = []string{"LEDGER_TEST_", "LEDGER_REQUIRE_", "LEDGER_SKIP_", "LEDGER_DOCS_", "LEDGER_BENCH_",
+	"LEDGER_CLUSTER_", "LEDGER_KILL_", "LEDGER_CHROMIUM", "LEDGER_WEB_SCREENSHOT", "LEDGER_ARGS"}
+
+// checkEnv refuses a LEDGER_* variable that sets no configuration key: a
+// typo (LEDGER_HTTP_ADRR) would otherwise be ignored and the default used,
+// as an unknown key in ledger.yaml is refused. The refusal names every
+// such variable and the nearest it may have meant.
+func (c *cli) checkEnv(environ []string) error {
+	known := map[string]bool{}
+	for _, k := range append(config.Keys(), c.v.AllKeys()...) {
+		known[envName(k)] = true
+	}
+	var unknown []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "LEDGER_") || known[name] {
+			continue
+		}
+		if slices.ContainsFunc(harnessEnv, func(h string) bool {
+			return name == h || strings.HasSuffix(h, "_") && strings.HasPrefix(name, h)
+		}) {
+			continue
+		}
+		key := strings.ToLower(strings.TrimPrefix(name, "LEDGER_"))
+		unknown = append(unknown, fmt.Sprintf("%s (did you mean %s?)", name, envName(nearestEnvKey(key, c.v.AllKeys()))))
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return usagef("environment: unknown variable %s: the ledger reads LEDGER_ and a configuration key in capitals, dots as _ (`ledger config` shows them); unset it", strings.Join(unknown, ", unknown variable "))
+	}
+	return nil
+}
+
+// envName is the variable that sets a configuration key: http.admin_token
+// is LEDGER_HTTP_ADMIN_TOKEN.
+func envName(key string) string {
+	return "LEDGER_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// nearestEnvKey is the key whose variable is nearest the one given (as
+// lowercase, underscores for dots: http_adrr).
+func nearestEnvKey(key string, keys []string) string {
+	best, bestD := "", -1
+	for _, k := range keys {
+		if d := config.Distance(key, strings.ReplaceAll(k, ".", "_")); bestD < 0 || d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
 }
 
 // config returns the typed configuration.
