@@ -364,6 +364,12 @@ func TestComposeLedgerService(t *testing.T) {
 		}
 	}
 
+	// The container is healthy when the ledger is ready: `ledger health`
+	// (the image has no curl nor wget) asks /readyz.
+	if s.Healthcheck == nil || !slices.Equal(s.Healthcheck.Test[:min(3, len(s.Healthcheck.Test))], []string{"CMD", "/usr/local/bin/ledger", "health"}) {
+		t.Errorf("%s: want a healthcheck running [CMD /usr/local/bin/ledger health]", name)
+	}
+
 	// The resulting configuration is one the ledger accepts.
 	c := config.Default()
 	c.DataDir = dataDir
