@@ -54,7 +54,7 @@ console.log(JSON.stringify({ first, resent, withDice, next,
 		Dice  []int  `json:"dice"`
 	}
 	var got struct {
-		First, Resent, WithDice, Next                              body
+		First, Resent, WithDice, Next                            body
 		Mine, Foreign, ForeignDuplicate, MineDuplicate, Physical []int
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
@@ -64,7 +64,7 @@ console.log(JSON.stringify({ first, resent, withDice, next,
 	if got.First.ID == "" || len(got.First.Nonce) != 32 {
 		t.Errorf("first attempt %+v: want an id and a 32-hex-digit nonce", got.First)
 	}
-	if (got.Resent.ID != got.First.ID || got.Resent.Nonce != got.First.Nonce) {
+	if got.Resent.ID != got.First.ID || got.Resent.Nonce != got.First.Nonce {
 		t.Errorf("resent as %+v after %+v: want the same id and the same nonce", got.Resent, got.First)
 	}
 	if got.WithDice.Nonce != "" || len(got.WithDice.Dice) != 2 {
