@@ -282,11 +282,20 @@ type DiceChart struct {
 	People []DicePerson `json:"people"`
 }
 
-// DicePerson is one person's dice of one size. A physical die counts for
-// whoever threw and entered it; a digital one for whose command rolled it.
+// DicePerson is one person's dice of one size, charged as the audit charges
+// them (audit.Charge): a physical die to whoever threw and entered it; a
+// digital one with a player's device nonce to that player; one without to
+// whoever entered the command, shown apart (For) when it was entered for
+// someone else: "entered by anna for marie, no device nonce".
 type DicePerson struct {
 	Person string `json:"person"`
-	Sides  int    `json:"sides"`
+	// For is the player the dice were entered for by Person, without a
+	// device nonce; empty: Person's own.
+	For   string `json:"for,omitempty"`
+	Sides int    `json:"sides"`
+	// NoNonce counts the digital dice without a player's device nonce:
+	// whoever held the period's seed could compute them in advance.
+	NoNonce int `json:"no_nonce"`
 	// Dice is the number of dice; Faces[i] how many showed i+1, and
 	// PhysicalFaces and DigitalFaces the same by source.
 	Dice          int   `json:"dice"`
@@ -306,8 +315,8 @@ func (s *Session) Dice(ctx context.Context, key events.Key) (DiceChart, error) {
 		return DiceChart{}, s.fail(err, noVars)
 	}
 	type k struct {
-		person string
-		sides  int
+		person, for_ string
+		sides        int
 	}
 	by := map[k]*DicePerson{}
 	for _, e := range evs {
@@ -322,14 +331,11 @@ func (s *Session) Dice(ctx context.Context, key events.Key) (DiceChart, error) {
 		if err := json.Unmarshal(payload, &d); err != nil || d.Sides < 1 {
 			continue
 		}
-		who := e.Author()
-		if d.Source == rules.SourcePhysical && d.EnteredBy != "" {
-			who = d.EnteredBy
-		}
-		dp := by[k{who, d.Sides}]
+		who, forWho := audit.Charge(e.Actor, e.OnBehalfOf, &d)
+		dp := by[k{who, forWho, d.Sides}]
 		if dp == nil {
-			dp = &DicePerson{Person: who, Sides: d.Sides, Faces: make([]int, d.Sides), PhysicalFaces: make([]int, d.Sides), DigitalFaces: make([]int, d.Sides)}
-			by[k{who, d.Sides}] = dp
+			dp = &DicePerson{Person: who, For: forWho, Sides: d.Sides, Faces: make([]int, d.Sides), PhysicalFaces: make([]int, d.Sides), DigitalFaces: make([]int, d.Sides)}
+			by[k{who, forWho, d.Sides}] = dp
 		}
 		for _, v := range d.Values {
 			if v < 1 || v > d.Sides {
@@ -343,6 +349,9 @@ func (s *Session) Dice(ctx context.Context, key events.Key) (DiceChart, error) {
 			} else {
 				dp.Digital++
 				dp.DigitalFaces[v-1]++
+				if d.Nonce == "" {
+					dp.NoNonce++
+				}
 			}
 		}
 	}
@@ -354,6 +363,9 @@ func (s *Session) Dice(ctx context.Context, key events.Key) (DiceChart, error) {
 	sort.Slice(out.People, func(i, j int) bool {
 		if out.People[i].Person != out.People[j].Person {
 			return out.People[i].Person < out.People[j].Person
+		}
+		if out.People[i].For != out.People[j].For {
+			return out.People[i].For < out.People[j].For
 		}
 		return out.People[i].Sides < out.People[j].Sides
 	})

@@ -187,8 +187,8 @@ func (s *Service) prepare(ctx context.Context, key events.Key, st *rules.State, 
 
 // diceFor returns the dice the command will use: the physical values the
 // player entered, or the digital source of the current period, which by
-// ledger-dice-v2 mixes in the command's id and, for a player's own
-// command, the nonce from their device. finish refuses a command that left
+// ledger-dice-v3 mixes in, for a player's own command, the nonce from their
+// device, and never the command's id. finish refuses a command that left
 // entered dice unused.
 func (s *Service) diceFor(ctx context.Context, key events.Key, st *rules.State, req call) (rules.Dice, func() error, error) {
 	nonce, err := playerNonce(req)
@@ -221,9 +221,9 @@ func (s *Service) diceFor(ctx context.Context, key events.Key, st *rules.State, 
 		return nil, nil, fmt.Errorf("campaign: the sealed dice seed of %s period %s does not match its commitment", key, period)
 	}
 	in := dice.Input{Seed: seed, PlayerSeeds: st.Dice.PlayerSeeds, Battle: key.String(), Period: period}
-	d := &digitalDice{scheme: st.Dice.Scheme, in: in}
+	d := &digitalDice{scheme: dice.RollScheme(st.Dice.Scheme), in: in}
 	if d.scheme != dice.SchemeV1 {
-		d.command, d.nonce = req.ID, nonce
+		d.nonce = nonce
 	}
 	return d, func() error { return nil }, nil
 }

@@ -61,34 +61,39 @@ func (p *physicalDice) leftover() error {
 }
 
 // digitalDice derives rolls from the battle's committed secret seed by the
-// period's scheme (docs/dice.md); the same inputs give the same values on
-// any machine. By ledger-dice-v2 every roll also mixes in the id of the
-// command it settles and, when the command is a player's own, the nonce
-// their device sent with it.
+// scheme of the roll (docs/dice.md); the same inputs give the same values on
+// any machine. By ledger-dice-v3 (every new roll of a v2 or v3 period,
+// dice.RollScheme) a roll mixes in, besides the seed, the battle, the
+// period, the players' seeds and the counter, only the nonce the device of
+// the player whose own command it is sent with it: never the command's id,
+// which whoever sends the command chooses freely (by ledger-dice-v2 the seed
+// holder could try ids offline and send the one giving the roll it wanted).
 type digitalDice struct {
-	scheme  string
-	in      dice.Input
-	command string // v2: the command's id
-	nonce   string // v2: the player's nonce, lowercase hex; "" for none
+	scheme string // the scheme the roll is derived by: v1 or v3
+	in     dice.Input
+	nonce  string // v3: the player's nonce, lowercase hex; "" for none
 }
 
 func (d *digitalDice) Roll(req rules.RollRequest) (rules.Rolled, error) {
-	if d.scheme == dice.SchemeV1 {
+	switch d.scheme {
+	case dice.SchemeV1:
 		vals, err := dice.Roll(d.in, req.Counter, req.Count, req.Sides)
 		if err != nil {
 			return rules.Rolled{}, fmt.Errorf("digital dice: %w", err)
 		}
 		return rules.Rolled{Values: vals, Source: rules.SourceDigital}, nil
+	case dice.SchemeV3:
+		nonce, err := dice.ParseNonce(d.nonce)
+		if err != nil {
+			return rules.Rolled{}, fmt.Errorf("digital dice: %w", err)
+		}
+		vals, err := dice.RollV3(d.in, req.Counter, nonce, req.Count, req.Sides)
+		if err != nil {
+			return rules.Rolled{}, fmt.Errorf("digital dice: %w", err)
+		}
+		return rules.Rolled{Values: vals, Source: rules.SourceDigital, Scheme: dice.SchemeV3, Nonce: d.nonce}, nil
 	}
-	nonce, err := dice.ParseNonce(d.nonce)
-	if err != nil {
-		return rules.Rolled{}, fmt.Errorf("digital dice: %w", err)
-	}
-	vals, err := dice.Derive(d.scheme, d.in, dice.Draw{Counter: req.Counter, Command: d.command, Nonce: nonce}, req.Count, req.Sides)
-	if err != nil {
-		return rules.Rolled{}, fmt.Errorf("digital dice: %w", err)
-	}
-	return rules.Rolled{Values: vals, Source: rules.SourceDigital, CommandID: d.command, Nonce: d.nonce}, nil
+	return rules.Rolled{}, fmt.Errorf("digital dice: this program makes no roll by scheme %q", d.scheme)
 }
 
 // playerNonce returns the nonce a command's digital dice mix in: the one

@@ -19,7 +19,7 @@ import (
 
 // diceBattle creates campaign c1 with its people (marie for red; karl and
 // lena for blue; ump, the umpire), each authenticated by the token
-// player.add issued, and battle b1 (the default ruleset: ledger-dice-v2)
+// player.add issued, and battle b1 (the default ruleset: ledger-dice-v3)
 // started, red to give orders.
 func diceBattle(t *testing.T, svc *campaign.Service) map[string]campaign.Principal {
 	t.Helper()
@@ -187,13 +187,14 @@ func TestOnlyThePlayerNamedAddsTheirSeed(t *testing.T) {
 // vault): before marie's order it enters a seed for karl, who is absent,
 // and spends two rolls on orders of its own, sent with nonces from its own
 // device. Marie's roll is still exactly what the seed, the recorded seeds,
-// its counter, her command's id and her device's nonce give; everything
+// its counter and her device's nonce give (ledger-dice-v3); everything
 // the umpire chose or knew leaves it open (over other nonces it takes
 // other values), and the nonces the umpire sent are not mixed in, neither
 // into its own rolls nor into the one it enters for marie. A retry of
 // marie's command with another nonce answers the recorded roll. After the
-// reveal the audit recomputes every roll and counts marie's roll as the
-// one with a player's nonce.
+// reveal the audit recomputes every roll, counts marie's roll as the one
+// with a player's nonce, and charges the rest to the umpire, the one it
+// entered for marie shown apart.
 func TestUmpireCannotSteerAPlayersRoll(t *testing.T) {
 	l := openLedger(t, jetstream.Config{})
 	svc := l.service()
@@ -246,19 +247,19 @@ func TestUmpireCannotSteerAPlayersRoll(t *testing.T) {
 	}
 	nonce, _ := dice.ParseNonce(marieNonce)
 	for _, r := range rollsOf(t, out) {
-		if r.CommandID != "page-marie-1" || r.Nonce != strings.ToLower(marieNonce) || r.Source != rules.SourceDigital {
+		if r.CommandID != "" || r.Scheme != dice.SchemeV3 || r.Nonce != strings.ToLower(marieNonce) || r.Source != rules.SourceDigital {
 			t.Fatalf("marie's roll records %+v", r)
 		}
-		want, err := dice.RollV2(in, r.Counter, "page-marie-1", nonce, r.Count, r.Sides)
+		want, err := dice.RollV3(in, r.Counter, nonce, r.Count, r.Sides)
 		if err != nil || !slices.Equal(want, r.Values) {
-			t.Fatalf("marie's roll %d is %v; the seed, her command and her nonce give %v (%v)", r.Counter, r.Values, want, err)
+			t.Fatalf("marie's roll %d is %v; the seed, her counter and her nonce give %v (%v)", r.Counter, r.Values, want, err)
 		}
 		// All the umpire chose and knew, without her nonce, leaves the
 		// roll open: over 64 other nonces it takes more than one value.
 		seen := map[string]bool{}
 		for i := range 64 {
 			other := sha256.Sum256([]byte(fmt.Sprintf("another device %d", i)))
-			v, err := dice.RollV2(in, r.Counter, "page-marie-1", other[:16], r.Count, r.Sides)
+			v, err := dice.RollV3(in, r.Counter, other[:16], r.Count, r.Sides)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -273,8 +274,8 @@ func TestUmpireCannotSteerAPlayersRoll(t *testing.T) {
 	}
 	// The umpire's device's nonce is in none of its rolls.
 	for _, r := range spent {
-		want, err := dice.RollV2(in, r.Counter, r.CommandID, nil, r.Count, r.Sides)
-		if r.Nonce != "" || r.CommandID == "" || err != nil || !slices.Equal(want, r.Values) {
+		want, err := dice.RollV3(in, r.Counter, nil, r.Count, r.Sides)
+		if r.Nonce != "" || r.CommandID != "" || err != nil || !slices.Equal(want, r.Values) {
 			t.Fatalf("a roll the umpire made records %+v; without a nonce it is %v (%v)", r, want, err)
 		}
 	}
@@ -299,7 +300,7 @@ func TestUmpireCannotSteerAPlayersRoll(t *testing.T) {
 	}
 	mine := len(rollsOf(t, out))
 	total := mine + len(spent)
-	if rep.Periods[0].Recomputed != total || rep.Periods[0].Scheme != dice.SchemeV2 {
+	if rep.Periods[0].Recomputed != total || rep.Periods[0].Scheme != dice.SchemeV3 {
 		t.Fatalf("the audit recomputed %d of %d rolls (%s)", rep.Periods[0].Recomputed, total, rep.Periods[0].Scheme)
 	}
 	counts := map[string][2]int{}
@@ -307,11 +308,11 @@ func TestUmpireCannotSteerAPlayersRoll(t *testing.T) {
 		counts[p.Player] = [2]int{p.NonceRolls, p.NoNonceRolls}
 	}
 	entered := len(rollsOf(t, enteredOut))
-	if counts["marie"] != [2]int{mine, entered} || counts["ump"] != [2]int{0, len(spent) - entered} {
+	if counts["marie"] != [2]int{mine, 0} || counts["ump"] != [2]int{0, len(spent)} {
 		t.Fatalf("rolls with and without a player's nonce: %v", counts)
 	}
 	c, _ := rep.Check(audit.CheckNonces)
-	want := fmt.Sprintf("%d with a player's nonce (marie %d), %d without (marie %d, ump %d)", mine, mine, len(spent), entered, len(spent)-entered)
+	want := fmt.Sprintf("%d with a player's nonce (marie %d), %d without (ump %d, ump for marie %d)", mine, mine, len(spent), len(spent)-entered, entered)
 	if c.Status != audit.Pass || c.Summary != want {
 		t.Fatalf("nonces check: %s %q, want %q", c.Status, c.Summary, want)
 	}
@@ -333,5 +334,62 @@ func TestNonceMustBeHex(t *testing.T) {
 	}
 	if after := lastSeq(t, l.log); after != before {
 		t.Fatalf("bad nonces appended %d events", after-before)
+	}
+}
+
+// TestCommandIDIsNotAnInput: the id of a command, which whoever sends it
+// chooses freely, is not an input of its rolls. Two ledgers in the same
+// state (the same harness entropy, so the same sealed seed, the same
+// players' seeds and counters) are sent the same commands under other ids:
+// an order the umpire enters for marie (with its own device's nonce, which
+// is not mixed in), one of its own, and marie's own sent without a nonce.
+// Every roll is the same on both, and records the scheme that derived it
+// (ledger-dice-v3), no command id. Grinding ids offline gives the seed
+// holder nothing to choose from.
+func TestCommandIDIsNotAnInput(t *testing.T) {
+	var got [2][]rules.DiceRolled
+	var schemes [2][]string
+	for i, try := range []string{"try-1", "try-2"} {
+		l := openLedger(t, jetstream.Config{})
+		svc := l.service()
+		who := diceBattle(t, svc)
+		for _, c := range []struct {
+			by    campaign.Principal
+			for_  string
+			id    string
+			n     int
+			nonce string
+		}{
+			{who["ump"], "marie", "u-for-marie-" + try, 1, "f00dfeedf00dfeedf00dfeedf00dfeed"},
+			{who["ump"], "", "u-own-" + try, 2, ""},
+			{who["marie"], "", "m-no-nonce-" + try, 3, ""},
+		} {
+			out, err := give(t, svc, c.by, c.for_, c.id, rules.CmdOrderGive, order(c.n), c.nonce)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[i] = append(got[i], rollsOf(t, out)...)
+			for _, e := range out.Events {
+				if e.Type == rules.EvDiceRolled {
+					var m map[string]any
+					if err := json.Unmarshal(e.Payload, &m); err != nil {
+						t.Fatal(err)
+					}
+					schemes[i] = append(schemes[i], fmt.Sprint(m["scheme"]))
+				}
+			}
+		}
+	}
+	if len(got[0]) < 3 || len(got[0]) != len(got[1]) {
+		t.Fatalf("rolls: %d and %d", len(got[0]), len(got[1]))
+	}
+	for j := range got[0] {
+		a, b := got[0][j], got[1][j]
+		if a.Counter != b.Counter || !slices.Equal(a.Values, b.Values) {
+			t.Errorf("roll %d: %v under the first ids, roll %d: %v under the second: the command id is an input", a.Counter, a.Values, b.Counter, b.Values)
+		}
+		if a.CommandID != "" || a.Nonce != "" || schemes[0][j] != "ledger-dice-v3" {
+			t.Errorf("roll %d records command id %q, nonce %q, scheme %s", a.Counter, a.CommandID, a.Nonce, schemes[0][j])
+		}
 	}
 }

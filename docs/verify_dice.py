@@ -11,10 +11,10 @@ docs/dice.md section 7, copied here verbatim. It does not check the hash chain o
 signatures: `ledger audit --file` and the Python audit of docs/audit.md section 6 do.
 """
 
-# ledger-dice reference implementation: ledger-dice-v1 and ledger-dice-v2
+# ledger-dice reference implementation: ledger-dice-v1, v2 and v3
 import hashlib, hmac, struct
 
-V1, V2 = "ledger-dice-v1", "ledger-dice-v2"
+V1, V2, V3 = "ledger-dice-v1", "ledger-dice-v2", "ledger-dice-v3"
 
 def _str(s):
     b = s.encode("utf-8")
@@ -30,11 +30,13 @@ def message_prefix(battle, period, player_seeds, scheme=V1):
 def roll_message(battle, period, player_seeds, counter, scheme=V1, command="", nonce=""):
     """The HMAC message of one roll, without the block number j."""
     m = message_prefix(battle, period, player_seeds, scheme) + struct.pack(">Q", counter)
+    n = bytes.fromhex(nonce)  # "" (no player's nonce) or 16 to 64 hex digits
+    if scheme == V3 and not command:  # v3: the nonce alone, no command id
+        return m + struct.pack(">I", len(n)) + n
     if scheme == V2:
-        n = bytes.fromhex(nonce)  # "" (no player's nonce) or 16 to 64 hex digits
         return m + _str(command) + struct.pack(">I", len(n)) + n
     if scheme != V1 or command or nonce:
-        raise ValueError("unknown scheme, or a command id or nonce given to ledger-dice-v1")
+        raise ValueError("unknown scheme, a command id given to v1 or v3, or a nonce to v1")
     return m
 
 def stream(seed_hex, message):
@@ -84,18 +86,18 @@ def verify_battle(head, events):
     """Check every dice event of the battle (docs/dice.md section 12); returns the findings."""
     battle = head["campaign"] + "/" + head["battle"]
     periods, order, rolls, problems = {}, [], [], []
-    counter, ended = 0, False
+    counter, ended, v3_seen = 0, False, None
     for e in events:
         if e.get("withheld"):  # hidden from the players: a roll still takes a counter
             counter += e["type"] == "dice.rolled"
             continue
         t, p, name = e["type"], e["payload"], "v%d (%s)" % (e["version"], e["type"])
-        whose = e.get("on_behalf_of") or e["actor"]  # the person whose command it is
+        entered_for = e.get("on_behalf_of") if e.get("on_behalf_of") != e["actor"] else None
         if t == "dice.committed":
             if p["period"] in periods:
                 problems.append("%s: period %s committed twice" % (name, p["period"]))
                 continue
-            if p["scheme"] not in (V1, V2):
+            if p["scheme"] not in (V1, V2, V3):
                 problems.append("%s: period %s uses scheme %s, unknown here" % (name, p["period"], p["scheme"]))
             periods[p["period"]] = {"scheme": p["scheme"], "commitment": p["commitment"], "seeds": {},
                                     "rolled": False, "seed": None}
@@ -129,30 +131,51 @@ def verify_battle(head, events):
                 continue
             per["rolled"] = True
             nonce = p.get("nonce", "")
-            if per["scheme"] == V2 and p.get("command_id") != e["command_id"]:
+            # The roll's scheme: the one it records (v3 only, in a v2 or v3
+            # period), else its period's; no v2 roll after a v3 roll.
+            scheme = p.get("scheme") or per["scheme"]
+            if p.get("scheme") and (p["scheme"] != V3 or per["scheme"] == V1):
+                problems.append("%s: roll %d records scheme %r in a %s period" % (name, p["counter"], p["scheme"], per["scheme"]))
+                scheme = per["scheme"]
+            if scheme == V3:
+                v3_seen = v3_seen or name
+            elif scheme == V2 and v3_seen:
+                problems.append("%s: roll %d is by %s after %s, by %s" % (name, p["counter"], V2, v3_seen, V3))
+            if scheme == V2 and p.get("command_id") != e["command_id"]:
                 problems.append("%s: roll %d records command %r, its event is of command %r" % (name, p["counter"], p.get("command_id"), e["command_id"]))
-            if nonce and (per["scheme"] != V2 or e.get("on_behalf_of")):
-                problems.append("%s: roll %d carries a nonce, but not on a player's own command of a %s period" % (name, p["counter"], V2))
-            rolls.append((name, p, p["period"], dict(per["seeds"]), whose))
+            if scheme != V2 and p.get("command_id"):
+                problems.append("%s: roll %d records a command id, which %s does not mix in" % (name, p["counter"], scheme))
+            if nonce and (scheme == V1 or entered_for):
+                problems.append("%s: roll %d carries a nonce, but not on a player's own command of a v2 or v3 roll" % (name, p["counter"]))
+            # Charged to the player whose nonce it carries, or else to who
+            # entered the command (its actor), for whom it was entered.
+            by = (e.get("on_behalf_of") or e["actor"]) if nonce else e["actor"]
+            rolls.append((name, p, p["period"], dict(per["seeds"]), scheme, by, None if nonce else entered_for))
     report = {"battle": battle, "digital_rolls": len(rolls), "recomputed": 0, "unverified": 0,
-              "v1_rolls": 0, "nonces": {}, "problems": problems}
-    for name, p, period, seeds, whose in rolls:
+              "v1_rolls": 0, "nonces": {}, "entered_for": {}, "problems": problems}
+    for name, p, period, seeds, scheme, by, entered_for in rolls:
         per = periods[period]
-        if per["scheme"] == V1:
+        if scheme == V1:
             report["v1_rolls"] += 1
         else:
-            counts = report["nonces"].setdefault(whose, [0, 0])  # [with a player's nonce, without]
+            counts = report["nonces"].setdefault(by, [0, 0])  # [with a player's nonce, without]
             counts[0 if p.get("nonce") else 1] += 1
+        if entered_for:
+            key = "%s for %s" % (by, entered_for)
+            report["entered_for"][key] = report["entered_for"].get(key, 0) + 1
         if per["seed"] is None:
             report["unverified"] += 1
             if ended:
                 problems.append("%s: roll %d: the battle ended, its period %s was never revealed" % (name, p["counter"], period))
             continue
-        if per["scheme"] == V1:
+        if scheme == V1:
             want = roll(per["seed"], battle, period, seeds, p["counter"], p["count"], p["sides"])
-        else:
+        elif scheme == V2:
             want = roll(per["seed"], battle, period, seeds, p["counter"], p["count"], p["sides"],
                         V2, p.get("command_id", ""), p.get("nonce", ""))
+        else:
+            want = roll(per["seed"], battle, period, seeds, p["counter"], p["count"], p["sides"],
+                        V3, nonce=p.get("nonce", ""))
         if want != p["values"]:
             problems.append("%s: roll %d recomputes to %s, recorded %s" % (name, p["counter"], want, p["values"]))
         else:
@@ -177,6 +200,9 @@ def main(argv):
         for who in sorted(report["nonces"]):
             w, wo = report["nonces"][who]
             print("  %s: %d with a player's nonce, %d without" % (who, w, wo))
+        for key in sorted(report["entered_for"]):
+            by, whom = key.split(" for ", 1)
+            print("  entered by %s for %s, no device nonce: %d" % (by, whom, report["entered_for"][key]))
         if report["v1_rolls"]:
             print("  %d by %s (no nonces)" % (report["v1_rolls"], V1))
         print("OK" if not report["problems"] else "FAILED")

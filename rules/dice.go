@@ -27,13 +27,15 @@ type RollRequest struct {
 
 // Rolled is the answer of a dice source: the faces, whether they came from a
 // digital source or physical dice, and who entered physical dice. A digital
-// roll by ledger-dice-v2 also says what it mixed in besides the seed and the
-// counter: the id of the command it settles and the nonce of the player
-// whose own command it is (docs/dice.md).
+// roll also says what it mixed in besides the seed and the counter: by
+// ledger-dice-v3 (Scheme) the nonce of the player whose own command it is,
+// if any; by ledger-dice-v2 the id of the command it settles too
+// (docs/dice.md).
 type Rolled struct {
 	Values    []int  `json:"values"`
 	Source    string `json:"source"`
 	EnteredBy string `json:"entered_by,omitempty"`
+	Scheme    string `json:"scheme,omitempty"`
 	CommandID string `json:"command_id,omitempty"`
 	Nonce     string `json:"nonce,omitempty"`
 }
@@ -83,11 +85,11 @@ func (d *FixedDice) Roll(req RollRequest) (Rolled, error) {
 }
 
 // roll asks dice for one roll and checks the answer fits the request.
-func roll(dice Dice, req RollRequest) (Rolled, error) {
-	if dice == nil {
+func roll(src Dice, req RollRequest) (Rolled, error) {
+	if src == nil {
 		return Rolled{}, fmt.Errorf("roll %d (%s): %w", req.Counter, req.Purpose, ErrNoDice)
 	}
-	r, err := dice.Roll(req)
+	r, err := src.Roll(req)
 	if err != nil {
 		return Rolled{}, fmt.Errorf("roll %d (%s): %w", req.Counter, req.Purpose, err)
 	}
@@ -105,11 +107,14 @@ func roll(dice Dice, req RollRequest) (Rolled, error) {
 	if r.Source == SourcePhysical && r.EnteredBy == "" {
 		return Rolled{}, fmt.Errorf("roll %d (%s): physical dice without entered_by: %w", req.Counter, req.Purpose, ErrBadRoll)
 	}
-	if r.Source == SourcePhysical && (r.CommandID != "" || r.Nonce != "") {
+	if r.Source == SourcePhysical && (r.CommandID != "" || r.Nonce != "" || r.Scheme != "") {
 		return Rolled{}, fmt.Errorf("roll %d (%s): physical dice mix no command id or nonce: %w", req.Counter, req.Purpose, ErrBadRoll)
 	}
-	if r.Nonce != "" && (r.CommandID == "" || !lowerHex(r.Nonce) || len(r.Nonce)%2 != 0 || len(r.Nonce) < minNonceHex || len(r.Nonce) > maxNonceHex) {
-		return Rolled{}, fmt.Errorf("roll %d (%s): nonce %.80q is not %d to %d lowercase hex digits with a command id: %w", req.Counter, req.Purpose, r.Nonce, minNonceHex, maxNonceHex, ErrBadRoll)
+	if r.Scheme != "" && (r.Scheme != dice.SchemeV3 || r.CommandID != "") {
+		return Rolled{}, fmt.Errorf("roll %d (%s): a roll records scheme %s only, and with it no command id: %w", req.Counter, req.Purpose, dice.SchemeV3, ErrBadRoll)
+	}
+	if r.Nonce != "" && ((r.CommandID == "" && r.Scheme == "") || !lowerHex(r.Nonce) || len(r.Nonce)%2 != 0 || len(r.Nonce) < minNonceHex || len(r.Nonce) > maxNonceHex) {
+		return Rolled{}, fmt.Errorf("roll %d (%s): nonce %.80q is not %d to %d lowercase hex digits of a roll by %s: %w", req.Counter, req.Purpose, r.Nonce, minNonceHex, maxNonceHex, dice.SchemeV3, ErrBadRoll)
 	}
 	r.Values = append([]int(nil), r.Values...)
 	return r, nil
@@ -132,15 +137,23 @@ type DiceRolled struct {
 	Turn    int    `json:"turn"`
 	// Period is the dice seed period a digital roll derives from.
 	Period string `json:"period,omitempty"`
+	// Scheme is the derivation of a digital roll when it is not its
+	// period's: "ledger-dice-v3", recorded on every roll made by it (a
+	// battle begun under ledger-dice-v2 rolls by v3 from the first roll
+	// this program makes in it). Empty: the scheme its period's
+	// commitment records (v1 or v2, the rolls made before v3).
+	Scheme string `json:"scheme,omitempty"`
 	// CommandID is the id of the command the roll settles, mixed into a
-	// digital roll of a ledger-dice-v2 period (empty before v2).
+	// digital roll by ledger-dice-v2 (empty by v1 and v3: the sender
+	// chooses it freely, so v3 mixes in nothing of it; the event's own
+	// command_id still names the command).
 	CommandID string `json:"command_id,omitempty"`
 	// Nonce is the fresh randomness (hex) the device of the player whose
-	// own command it is sent with it, mixed into a ledger-dice-v2 roll.
-	// Empty: the roll carried no player's nonce (the umpire's or the
-	// operator's own command, one entered for a player, or a player's
-	// command sent without one), and whoever holds the period's seed could
-	// compute it in advance; the audit counts such rolls apart.
+	// own command it is sent with it, mixed into a v2 or v3 roll. Empty:
+	// the roll carried no player's nonce (the umpire's or the operator's
+	// own command, one entered for a player, or a player's command sent
+	// without one), and whoever holds the period's seed could compute it
+	// in advance; the audit charges such rolls to whoever entered them.
 	Nonce string `json:"nonce,omitempty"`
 }
 
@@ -415,7 +428,7 @@ func newDiceRolled(s *State, counter uint64, purpose string, spec DiceSpec, r Ro
 	e := &DiceRolled{Counter: counter, Purpose: purpose, Count: spec.Count, Sides: spec.Sides, Values: r.Values,
 		Source: r.Source, EnteredBy: r.EnteredBy, Command: command, Turn: s.Turn}
 	if r.Source == SourceDigital {
-		e.Period, e.CommandID, e.Nonce = s.Dice.Period, r.CommandID, r.Nonce
+		e.Period, e.Scheme, e.CommandID, e.Nonce = s.Dice.Period, r.Scheme, r.CommandID, r.Nonce
 	}
 	return e
 }

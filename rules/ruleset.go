@@ -47,8 +47,9 @@ type Ruleset struct {
 
 // DiceRules configure the ledger's digital dice (docs/dice.md).
 type DiceRules struct {
-	// Scheme is the derivation that digital rolls follow: "ledger-dice-v2",
-	// or "ledger-dice-v1" for battles begun with it (docs/dice.md).
+	// Scheme is the derivation that digital rolls follow: "ledger-dice-v3";
+	// "ledger-dice-v2" or "ledger-dice-v1" for battles begun with them (a
+	// v2 battle's new rolls are by v3, dice.RollScheme; docs/dice.md).
 	Scheme string `yaml:"scheme" json:"scheme"`
 	// SeedPeriod is "battle" (one committed seed, revealed at the end) or
 	// "turn" (a new seed each turn, the last one revealed as the turn ends).

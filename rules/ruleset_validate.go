@@ -79,7 +79,7 @@ func (chk *rulesetCheck) table(w string, t DiceTable) {
 func (chk *rulesetCheck) checkDice() {
 	r := chk.r
 	if !dice.Known(r.Dice.Scheme) {
-		chk.bad("dice.scheme: %q is not a scheme this program knows (%s, %s)", r.Dice.Scheme, dice.SchemeV1, dice.SchemeV2)
+		chk.bad("dice.scheme: %q is not a scheme this program knows (%s, %s, %s)", r.Dice.Scheme, dice.SchemeV1, dice.SchemeV2, dice.SchemeV3)
 	}
 	if r.Dice.SeedPeriod != SeedPeriodBattle && r.Dice.SeedPeriod != SeedPeriodTurn {
 		chk.bad("dice.seed_period: %q: want %s or %s", r.Dice.SeedPeriod, SeedPeriodBattle, SeedPeriodTurn)

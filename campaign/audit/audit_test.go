@@ -38,7 +38,7 @@ func TestFirstBattlePasses(t *testing.T) {
 	// The figures are the log's own counts, whatever the digital dice
 	// showed (a 6+6 rolls the blunder table once more).
 	tally := tallyRolls(t, evs)
-	digital := tally["marie"].digital + tally["karl"].digital
+	digital := tally["marie"].digital + tally["karl"].digital + tally["umpire"].digital
 	if p.Period != "battle" || !p.Verified || p.DigitalRolls != digital || p.Recomputed != digital || len(p.Seeds) != 2 {
 		t.Errorf("period: %+v", p)
 	}
@@ -62,20 +62,31 @@ func TestFirstBattlePasses(t *testing.T) {
 	if !bytes.Equal(lj, xj) {
 		t.Errorf("live and export audits differ:\n%s\n%s", lj, xj)
 	}
-	// Players: marie entered two physical rolls and had digital ones (her
-	// order's, and the blunder table's after a 6+6), karl digital ones.
+	// Players: marie entered two physical rolls; the scenario's steps are
+	// entered for their players by the umpire, without a device nonce, so
+	// the digital rolls of marie's and karl's orders (and the blunder
+	// table's after a 6+6) are charged to the umpire, entered for them.
 	stats := map[string]audit.PlayerStats{}
 	for _, p := range rep.Players {
 		stats[p.Player] = p
 	}
-	m, k := tally["marie"], tally["karl"]
-	if s := stats["marie"]; s.Rolls != m.rolls || s.PhysicalRolls != 2 || m.physical != 2 || s.DigitalRolls != m.digital || s.Orders != 3 {
+	m, k, u := tally["marie"], tally["karl"], tally["umpire"]
+	if s := stats["marie"]; s.Rolls != m.rolls || s.PhysicalRolls != 2 || m.physical != 2 || s.DigitalRolls != 0 || s.EnteredByOthers == 0 || s.Orders != 3 {
 		t.Errorf("marie: %+v, want %+v", s, m)
 	}
-	if s := stats["karl"]; s.Rolls != k.rolls || s.DigitalDice != k.digitalDice || k.digitalDice < 2 || s.Orders != 1 {
+	if s := stats["karl"]; s.Rolls != 0 || k.rolls != 0 || s.EnteredByOthers == 0 || s.Orders != 1 {
 		t.Errorf("karl: %+v, want %+v", s, k)
 	}
-	if rep.All.Dice != m.dice+k.dice || rep.All.Orders != 4 {
+	s := stats["umpire"]
+	if s.DigitalRolls != u.digital || s.DigitalDice != u.digitalDice || u.digitalDice < 4 || s.NoNonceRolls != u.digital || len(s.EnteredFor) != 2 {
+		t.Errorf("umpire: %+v, want %+v", s, u)
+	}
+	for _, e := range s.EnteredFor {
+		if want := "entered by umpire for " + e.For + ", no device nonce"; e.By != "umpire" || e.Note != want || e.Rolls != stats[e.For].EnteredByOthers {
+			t.Errorf("umpire entered %+v, want the note %q", e, want)
+		}
+	}
+	if rep.All.Dice != m.dice+k.dice+u.dice || rep.All.Orders != 4 {
 		t.Errorf("all: %+v", rep.All)
 	}
 	// karl's one order against 7 (digital dice, so its outcome varies from
@@ -398,11 +409,18 @@ func recompute(tb testing.TB, evs []events.Envelope, at int, nonceHex string) []
 	if err != nil {
 		tb.Fatal(err)
 	}
-	draw := dice.Draw{Counter: roll.Counter}
-	if committed.Scheme == dice.SchemeV2 {
-		draw.Command, draw.Nonce = roll.CommandID, nonce
+	scheme := committed.Scheme
+	if roll.Scheme != "" {
+		scheme = roll.Scheme
 	}
-	faces, err := dice.Derive(committed.Scheme, dice.Input{Seed: secret, PlayerSeeds: players, Battle: evs[at].Key().String(), Period: roll.Period}, draw, roll.Count, roll.Sides)
+	draw := dice.Draw{Counter: roll.Counter}
+	switch scheme {
+	case dice.SchemeV2:
+		draw.Command, draw.Nonce = roll.CommandID, nonce
+	case dice.SchemeV3:
+		draw.Nonce = nonce
+	}
+	faces, err := dice.Derive(scheme, dice.Input{Seed: secret, PlayerSeeds: players, Battle: evs[at].Key().String(), Period: roll.Period}, draw, roll.Count, roll.Sides)
 	if err != nil {
 		tb.Fatal(err)
 	}

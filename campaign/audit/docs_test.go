@@ -33,8 +33,8 @@ func pythonBlock(t *testing.T, page, first string) string {
 }
 
 // TestDocsPythonAudit runs the offline audit of docs/audit.md, with the
-// dice reference of docs/dice.md, on a real exported battle (it passes)
-// and on a forged one (a digital roll changed and re-chained: it fails,
+// dice reference of docs/dice.md, on a real exported battle (it passes), on
+// the export a ledger wrote by ledger-dice-v2 (it passes), and on a forged one (a digital roll changed and re-chained: it fails,
 // naming the roll). It is skipped without python3.
 func TestDocsPythonAudit(t *testing.T) {
 	python, err := exec.LookPath("python3")
@@ -49,7 +49,7 @@ func TestDocsPythonAudit(t *testing.T) {
 		}
 		return p
 	}
-	write("ledger_dice.py", pythonBlock(t, "dice.md", "# ledger-dice reference implementation: ledger-dice-v1 and ledger-dice-v2\n"))
+	write("ledger_dice.py", pythonBlock(t, "dice.md", "# ledger-dice reference implementation: ledger-dice-v1, v2 and v3\n"))
 	write("ledger_ed25519.py", pythonBlock(t, "audit.md", "# Ed25519 signature verification (RFC 8032"))
 	script := write("audit_export.py", pythonBlock(t, "audit.md", "# ledger-export offline audit"))
 	run := func(file string) (int, string) {
@@ -69,6 +69,15 @@ func TestDocsPythonAudit(t *testing.T) {
 	recomputed := itoa(uint64(digitalRolls(t, evs))) + " digital rolls recomputed"
 	if code, out := run(write("good.jsonl", string(exportBytes(t, evs, false)))); code != 0 || !strings.Contains(out, "OK:") || !strings.Contains(out, recomputed) {
 		t.Errorf("the real battle: exit %d\n%s", code, out)
+	}
+
+	// The export a ledger wrote by ledger-dice-v2: its rolls still recompute.
+	oldV2, err := os.ReadFile(v2Export)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run(write("v2.jsonl", string(oldV2))); code != 0 || !strings.Contains(out, "5 digital rolls recomputed") {
+		t.Errorf("the export written by v2: exit %d\n%s", code, out)
 	}
 
 	i := find(t, evs, rules.EvDiceRolled, rollCounter(3))
@@ -106,6 +115,7 @@ type verifierReport struct {
 	Unverified   int               `json:"unverified"`
 	V1Rolls      int               `json:"v1_rolls"`
 	Nonces       map[string][2]int `json:"nonces"`
+	EnteredFor   map[string]int    `json:"entered_for"`
 	Problems     []string          `json:"problems"`
 }
 
@@ -131,16 +141,19 @@ func runVerifier(t *testing.T, python, file string) (int, verifierReport) {
 // docs/dice.md section 12 (docs/verify_dice.py, Python, written from the
 // page alone) on exported battles and requires it to agree with the
 // ledger's audit: a battle played with player nonces over two periods, one
-// begun with ledger-dice-v1, the example battle (no player nonces), and a
-// forgery of the first (one nonce changed, re-signed by the key holder),
-// where both name the same roll. It is skipped without python3.
+// begun with ledger-dice-v1, one begun with ledger-dice-v2 (rolling by v3
+// now), the export a ledger wrote by ledger-dice-v2 (testdata), the example
+// battle (no player nonces), and a forgery of the first (one nonce changed,
+// re-signed by the key holder), where both name the same roll: the same
+// rolls recomputed, charged to the same people, the same rolls entered for
+// a player. It is skipped without python3.
 func TestIndependentVerifierAgrees(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not found")
 	}
 	dir := t.TempDir()
-	nonced := playNoncedBattle(t, dice.SchemeV2)
+	nonced := playNoncedBattle(t, dice.Scheme)
 	noncedEvs := nonced.evs
 	playerRoll := find(t, noncedEvs, rules.EvDiceRolled, func(e events.Envelope) bool {
 		var r rules.DiceRolled
@@ -150,24 +163,35 @@ func TestIndependentVerifierAgrees(t *testing.T) {
 	edit(t, &forged[playerRoll], func(r *rules.DiceRolled) { r.Nonce = otherNonce(t, noncedEvs, playerRoll) })
 	forged = rechainWith(t, forged, nonced.l.keys.Signer)
 
+	oldV2, err := os.ReadFile(v2Export)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		evs  []events.Envelope
+		raw  []byte
 	}{
-		{"nonced", noncedEvs},
-		{"v1", playNoncedBattle(t, dice.SchemeV1).evs},
-		{"first battle", playFirstBattle(t)},
-		{"forged", forged},
+		{"nonced", noncedEvs, nil},
+		{"v1", playNoncedBattle(t, dice.SchemeV1).evs, nil},
+		{"begun with v2", playNoncedBattle(t, dice.SchemeV2).evs, nil},
+		{"written by v2", nil, oldV2},
+		{"first battle", playFirstBattle(t), nil},
+		{"forged", forged, nil},
 	} {
+		raw := c.raw
+		if raw == nil {
+			raw = exportBytes(t, c.evs, false)
+		}
 		file := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".jsonl")
-		if err := os.WriteFile(file, exportBytes(t, c.evs, false), 0o644); err != nil {
+		if err := os.WriteFile(file, raw, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rep := readExport(t, exportBytes(t, c.evs, false)).Verify()
+		rep := readExport(t, raw).Verify()
 		code, py := runVerifier(t, python, file)
 
 		// What the ledger's audit says, in the verifier's terms.
-		want := verifierReport{Battle: rep.Campaign + "/" + rep.Battle, Nonces: map[string][2]int{}}
+		want := verifierReport{Battle: rep.Campaign + "/" + rep.Battle, Nonces: map[string][2]int{}, EnteredFor: map[string]int{}}
 		for _, p := range rep.Periods {
 			want.DigitalRolls += p.DigitalRolls
 			want.Recomputed += p.Recomputed
@@ -178,6 +202,9 @@ func TestIndependentVerifierAgrees(t *testing.T) {
 		for _, p := range rep.Players {
 			if p.NonceRolls+p.NoNonceRolls > 0 {
 				want.Nonces[p.Player] = [2]int{p.NonceRolls, p.NoNonceRolls}
+			}
+			for _, e := range p.EnteredFor {
+				want.EnteredFor[e.By+" for "+e.For] = e.Rolls
 			}
 		}
 		got := py

@@ -109,7 +109,8 @@ type rollTally struct {
 }
 
 // tallyRolls counts the rolls of evs by person: a physical roll for whoever
-// entered it, a digital one for whoever gave the command.
+// entered it, a digital one with a player's nonce for that player, one
+// without for whoever entered the command (its actor), whoever it was for.
 func tallyRolls(tb testing.TB, evs []events.Envelope) map[string]rollTally {
 	tb.Helper()
 	out := map[string]rollTally{}
@@ -122,8 +123,11 @@ func tallyRolls(tb testing.TB, evs []events.Envelope) map[string]rollTally {
 			tb.Fatal(err)
 		}
 		who := e.Author()
-		if r.Source == "physical" && r.EnteredBy != "" {
+		switch {
+		case r.Source == "physical" && r.EnteredBy != "":
 			who = r.EnteredBy
+		case r.Source == "digital" && r.Nonce == "":
+			who = e.Actor
 		}
 		c := out[who]
 		c.rolls++

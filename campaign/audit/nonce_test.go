@@ -138,12 +138,13 @@ func playNoncedBattle(tb testing.TB, scheme string) nonced {
 
 // TestAuditOfANoncedBattle: the audit of a battle played with player
 // nonces recomputes every digital roll, live and from an export, by
-// ledger-dice-v2 with each roll's command id and nonce, and counts apart,
-// by player, the rolls with a player's nonce and those without. A nonce or
-// a command id changed in the log (re-signed by whoever holds the key) is
-// named; so is a nonce recorded on a command the umpire entered.
+// ledger-dice-v3 with each roll's nonce, and counts apart the rolls with a
+// player's nonce (the player's) and those without (charged to who entered
+// them). A nonce changed in the log (re-signed by whoever holds the key) is
+// named; so are a nonce recorded on a command the umpire entered, a command
+// id recorded on a v3 roll, and a roll that records another scheme.
 func TestAuditOfANoncedBattle(t *testing.T) {
-	b := playNoncedBattle(t, dice.SchemeV2)
+	b := playNoncedBattle(t, dice.Scheme)
 	ring := b.l.keys.Keyring()
 	live := audit.Verify(b.evs, audit.Options{Keys: ring})
 	checkStatus(t, live, nil)
@@ -158,7 +159,7 @@ func TestAuditOfANoncedBattle(t *testing.T) {
 	for _, r := range []*audit.Report{live, rep} {
 		recomputed := 0
 		for _, p := range r.Periods {
-			if p.Scheme != dice.SchemeV2 || !p.Verified {
+			if p.Scheme != dice.SchemeV3 || !p.Verified {
 				t.Errorf("period %+v", p)
 			}
 			recomputed += p.Recomputed
@@ -166,14 +167,16 @@ func TestAuditOfANoncedBattle(t *testing.T) {
 		if len(r.Periods) != 2 || recomputed != digital {
 			t.Errorf("%d periods, %d of %d digital rolls recomputed", len(r.Periods), recomputed, digital)
 		}
+		// karl's roll entered by the umpire is charged to the umpire.
+		charged := map[string][2]int{"marie": b.rolls["marie"], "karl": {b.rolls["karl"][0], 0}, "ump": {0, b.rolls["ump"][1] + b.rolls["karl"][1]}}
 		for _, p := range r.Players {
-			if got, want := [2]int{p.NonceRolls, p.NoNonceRolls}, b.rolls[p.Player]; got != want {
+			if got, want := [2]int{p.NonceRolls, p.NoNonceRolls}, charged[p.Player]; got != want {
 				t.Errorf("%s: %v rolls with and without a player's nonce, want %v", p.Player, got, want)
 			}
 		}
 		c, _ := r.Check(audit.CheckNonces)
-		want := fmt.Sprintf("%d with a player's nonce (karl %d, marie %d), %d without (karl %d, ump %d)",
-			b.rolls["karl"][0]+b.rolls["marie"][0], b.rolls["karl"][0], b.rolls["marie"][0], b.rolls["karl"][1]+b.rolls["ump"][1], b.rolls["karl"][1], b.rolls["ump"][1])
+		want := fmt.Sprintf("%d with a player's nonce (karl %d, marie %d), %d without (ump %d, ump for karl %d)",
+			b.rolls["karl"][0]+b.rolls["marie"][0], b.rolls["karl"][0], b.rolls["marie"][0], b.rolls["karl"][1]+b.rolls["ump"][1], b.rolls["ump"][1], b.rolls["karl"][1])
 		if c.Summary != want || c.Checked != digital {
 			t.Errorf("nonces: %q (%d checked), want %q", c.Summary, c.Checked, want)
 		}
@@ -198,8 +201,8 @@ func TestAuditOfANoncedBattle(t *testing.T) {
 	}{
 		{"another nonce", playerRoll, func(r *rules.DiceRolled) { r.Nonce = otherNonce(t, b.evs, playerRoll) }, audit.CheckRolls, "does not recompute"},
 		{"a nonce on a command entered for karl", entered, func(r *rules.DiceRolled) { r.Nonce = "00112233445566778899aabbccddeeff" }, audit.CheckNonces, "ump entered the command for karl"},
-		{"another command id", playerRoll, func(r *rules.DiceRolled) { r.CommandID = "elsewhere" }, audit.CheckNonces, `its event belongs to command`},
-		{"no command id", entered, func(r *rules.DiceRolled) { r.CommandID = "" }, audit.CheckNonces, "does not record the command it settles"},
+		{"a command id on a v3 roll", entered, func(r *rules.DiceRolled) { r.CommandID = "u-ground-17" }, audit.CheckNonces, "mixes in no command id"},
+		{"another scheme", entered, func(r *rules.DiceRolled) { r.Scheme = "ledger-dice-v2" }, audit.CheckRolls, `records scheme "ledger-dice-v2"`},
 		{"an upper-case nonce", playerRoll, func(r *rules.DiceRolled) { r.Nonce = strings.ToUpper(r.Nonce) }, audit.CheckNonces, "lowercase hex"},
 	} {
 		evs := cloneEnvs(b.evs)
@@ -277,5 +280,81 @@ func TestOldV2EventsStillVerify(t *testing.T) {
 	}
 	if len(rep.Periods) != 2 || digital != 5 || recomputed != digital {
 		t.Fatalf("%d periods, %d of %d digital rolls recomputed", len(rep.Periods), recomputed, digital)
+	}
+}
+
+// TestEnteredRollsChargedToWhoEnteredThem: a digital roll without a
+// player's nonce (the umpire's own, the one it entered for karl) was
+// computable by whoever held the seed, and whoever entered the command
+// chose when to spend it: the audit charges it to the one who entered it,
+// not to the player it was for, and says so ("ump for karl"); the players'
+// statistics likewise. A roll with the nonce of the player's own device is
+// the player's.
+func TestEnteredRollsChargedToWhoEnteredThem(t *testing.T) {
+	b := playNoncedBattle(t, dice.Scheme)
+	rep := readExport(t, exportBytes(t, b.evs, false)).Verify()
+	checkStatus(t, rep, nil)
+	// b.rolls counts karl's entered roll for karl: [with, without].
+	entered := b.rolls["karl"][1]
+	if entered != 1 {
+		t.Fatalf("the battle's rolls: %v", b.rolls)
+	}
+	stats := map[string][2]int{}
+	for _, p := range rep.Players {
+		stats[p.Player] = [2]int{p.NonceRolls, p.NoNonceRolls}
+	}
+	if stats["karl"] != [2]int{b.rolls["karl"][0], 0} || stats["marie"] != b.rolls["marie"] || stats["ump"] != [2]int{0, b.rolls["ump"][1] + entered} {
+		t.Errorf("with and without a player's nonce, charged: %v (played %v)", stats, b.rolls)
+	}
+	c, _ := rep.Check(audit.CheckNonces)
+	with := b.rolls["karl"][0] + b.rolls["marie"][0]
+	want := fmt.Sprintf("%d with a player's nonce (karl %d, marie %d), %d without (ump %d, ump for karl %d)",
+		with, b.rolls["karl"][0], b.rolls["marie"][0], b.rolls["ump"][1]+entered, b.rolls["ump"][1], entered)
+	if c.Summary != want {
+		t.Errorf("nonces: %q, want %q", c.Summary, want)
+	}
+}
+
+// TestAV2BattleRollsByV3: a battle begun under ledger-dice-v2 (its ruleset
+// and commitments say so) makes its rolls by ledger-dice-v3, each roll
+// recording it, and audits clean. A roll that goes back to v2 after a v3
+// roll (the key holder choosing, roll by roll, the scheme whose command id
+// it can grind) is named; so is a v3 roll in a v1 battle.
+func TestAV2BattleRollsByV3(t *testing.T) {
+	b := playNoncedBattle(t, dice.SchemeV2)
+	ring := b.l.keys.Keyring()
+	rep := audit.Verify(b.evs, audit.Options{Keys: ring})
+	checkStatus(t, rep, nil)
+	last := -1
+	for i, e := range b.evs {
+		if e.Type != rules.EvDiceRolled {
+			continue
+		}
+		var r rules.DiceRolled
+		decodePayload(t, e, &r)
+		if r.Source == rules.SourceDigital && (r.Scheme != dice.SchemeV3 || r.CommandID != "") {
+			t.Errorf("roll %d: scheme %q, command id %q", r.Counter, r.Scheme, r.CommandID)
+		}
+		last = i
+	}
+	for _, p := range rep.Periods {
+		if p.Scheme != dice.SchemeV2 || p.Recomputed != p.DigitalRolls {
+			t.Errorf("period %+v", p)
+		}
+	}
+	evs := cloneEnvs(b.evs)
+	edit(t, &evs[last], func(r *rules.DiceRolled) { r.Scheme, r.CommandID = "", evs[last].CommandID })
+	forged := rechainWith(t, evs, b.l.keys.Signer)
+	if f := firstFailure(t, audit.Verify(forged, audit.Options{Keys: ring}), audit.CheckRolls); f.Version != forged[last].Version || !strings.Contains(f.Message, "do not go back") {
+		t.Errorf("a v2 roll after v3: %s", f)
+	}
+
+	v1 := playNoncedBattle(t, dice.SchemeV1)
+	i := find(t, v1.evs, rules.EvDiceRolled, nil)
+	evs = cloneEnvs(v1.evs)
+	edit(t, &evs[i], func(r *rules.DiceRolled) { r.Scheme = dice.SchemeV3 })
+	forged = rechainWith(t, evs, v1.l.keys.Signer)
+	if f := firstFailure(t, audit.Verify(forged, audit.Options{Keys: v1.l.keys.Keyring()}), audit.CheckRolls); !strings.Contains(f.Message, "which a battle keeps to its end") {
+		t.Errorf("a v3 roll in a v1 battle: %s", f)
 	}
 }

@@ -25,9 +25,10 @@ const (
 	// CheckReveals: every revealed seed hashes to its period's commitment;
 	// after the battle's end no period is left unrevealed.
 	CheckReveals = "reveals"
-	// CheckRolls: every digital roll recomputes from the revealed seed, the
-	// players' seeds, battle, period and counter; every roll's values are
-	// faces of its dice.
+	// CheckRolls: every digital roll recomputes by its scheme from the
+	// revealed seed, the players' seeds, battle, period, counter and (v3)
+	// nonce; a roll's scheme is v3 or its period's, never v2 after v3;
+	// every roll's values are faces of its dice.
 	CheckRolls = "rolls"
 	// CheckCounters: roll counters are 1, 2, 3, ... in log order, physical
 	// and digital rolls sharing them, with no gap and no repeat.
@@ -39,10 +40,11 @@ const (
 	// CheckSeedTiming: every player's seed was added to the open period
 	// after its commitment and before its first digital roll.
 	CheckSeedTiming = "seed_timing"
-	// CheckNonces: every digital roll of a ledger-dice-v2 period records
-	// the command it settles, and a player's nonce only on that player's
-	// own command; the summary counts the rolls with and without a
-	// player's nonce, by player (docs/dice.md).
+	// CheckNonces: every digital roll by ledger-dice-v2 records the
+	// command it settles, one by v3 none, and a player's nonce only on that
+	// player's own command; the summary counts the rolls with a player's
+	// nonce, by player, and those without, by who entered them ("ump for
+	// karl": docs/dice.md).
 	CheckNonces = "nonces"
 )
 
@@ -55,11 +57,11 @@ var checkTitles = map[string]string{
 	CheckHeads:      "every head hash kept (--head) is an event of this chain",
 	CheckDecode:     "every event of a known type and schema, its payload readable",
 	CheckReveals:    "every revealed seed matches its commitment",
-	CheckRolls:      "every digital roll recomputes from the revealed seeds (ledger-dice-v1, v2)",
+	CheckRolls:      "every digital roll recomputes from the revealed seeds (ledger-dice-v1, v2, v3)",
 	CheckCounters:   "roll counters 1..n, no gap, no repeat",
 	CheckOrders:     "every order reads its cited roll against its rating as the ruleset says",
 	CheckSeedTiming: "no player seed after its period's first digital roll",
-	CheckNonces:     "v2 rolls name their command; a player's nonce only on their own command",
+	CheckNonces:     "v2 rolls name their command, v3 none; a player's nonce only on their own command",
 }
 
 // Status is the verdict of a check or a finding.

@@ -3,6 +3,7 @@ package audit
 import (
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/clubledger/ledger/rules"
 	"github.com/clubledger/ledger/rules/dice"
@@ -15,9 +16,13 @@ const (
 	SourcePhysical = rules.SourcePhysical
 )
 
-// PlayerStats sums up one player's dice and orders. The player of a roll is
-// whoever entered it: the command's actor for digital dice, entered_by for
-// physical dice; the player of an order is the command's actor.
+// PlayerStats sums up one player's dice and orders. A roll is charged as
+// Charge says: a digital roll with a player's nonce to that player; one
+// without (the umpire's or the operator's own, one entered for a player, a
+// player's command sent without a nonce) to whoever entered the command,
+// not to the player it was for, since whoever held the seed could compute it
+// and whoever entered it chose when to spend it; physical dice to who
+// entered them. The player of an order is the command's author.
 type PlayerStats struct {
 	Player        string `json:"player"`
 	Rolls         int    `json:"rolls"`
@@ -26,14 +31,22 @@ type PlayerStats struct {
 	Dice          int    `json:"dice"`
 	DigitalDice   int    `json:"digital_dice"`
 	PhysicalDice  int    `json:"physical_dice"`
-	// NonceRolls counts the player's digital rolls of ledger-dice-v2
-	// periods that carried the nonce of the player's own device;
-	// NoNonceRolls those that carried none (their command entered for
-	// them, or sent without one; for the umpire and the operator, all of
-	// theirs). Only a roll with a player's nonce is out of reach of whoever
-	// holds the period's seed before the command arrives (docs/dice.md).
+	// NonceRolls counts the digital rolls by ledger-dice-v2 or v3 charged
+	// to this person that carried the nonce of their own device;
+	// NoNonceRolls those that carried none (their own commands sent without
+	// one, and every command they entered for a player; for the umpire and
+	// the operator, all of theirs). Only a roll with a player's nonce is out
+	// of reach of whoever holds the period's seed before the command
+	// arrives (docs/dice.md).
 	NonceRolls   int `json:"nonce_rolls"`
 	NoNonceRolls int `json:"no_nonce_rolls"`
+	// EnteredFor lists, by player, the digital rolls this person entered
+	// for someone else (none with a device nonce): counted here, in Rolls
+	// and NoNonceRolls and the faces, not in the player's.
+	EnteredFor []Entered `json:"entered_for,omitempty"`
+	// EnteredByOthers counts the digital rolls others entered for this
+	// person: charged to them, not counted here.
+	EnteredByOthers int `json:"entered_by_others,omitempty"`
 	// Faces holds a distribution per source ("all", "digital", "physical")
 	// and die size, for the sources the player used.
 	Faces []FaceStats `json:"faces"`
@@ -88,10 +101,52 @@ type faceKey struct {
 	sides  int
 }
 
+// Entered is the digital rolls one person entered for another, without a
+// device nonce: whoever held the seed could compute them, and whoever
+// entered them chose when to spend them.
+type Entered struct {
+	By    string `json:"by"`
+	For   string `json:"for"`
+	Rolls int    `json:"rolls"`
+	Dice  int    `json:"dice"`
+	// Note says it in words: "entered by anna for marie, no device nonce".
+	Note string `json:"note"`
+}
+
+// Charge says to whom a roll is charged in the luck statistics (the
+// audit's, and the ledger's dice chart) and for whom it was entered, given
+// its event's actor and on_behalf_of. A digital roll with a player's nonce
+// is the player's own (the ledger mixes a nonce only into a player's own
+// command). A digital roll without one is charged to whoever entered its
+// command (by), with forWho the player it was entered for, if another: the
+// seed holder could compute it in advance, so it says nothing of the
+// player's luck. Physical dice are charged to who entered them.
+func Charge(actor, onBehalfOf string, ev *rules.DiceRolled) (by, forWho string) {
+	author := actor
+	if onBehalfOf != "" {
+		author = onBehalfOf
+	}
+	switch {
+	case ev.Source == rules.SourcePhysical && ev.EnteredBy != "":
+		return ev.EnteredBy, ""
+	case ev.Source == rules.SourcePhysical, ev.Nonce != "", actor == "":
+		return author, ""
+	case onBehalfOf != "" && onBehalfOf != actor:
+		return actor, onBehalfOf
+	}
+	return actor, ""
+}
+
+// EnteredNote says in words who entered rolls for whom.
+func EnteredNote(by, forWho string) string {
+	return "entered by " + by + " for " + forWho + ", no device nonce"
+}
+
 type playerAcc struct {
 	PlayerStats
 	faces    map[faceKey][]int
 	outcomes map[outcomeKey]*OutcomeStats
+	entered  map[string]*Entered
 }
 
 func (a *auditor) statistics() {
@@ -106,13 +161,14 @@ func (a *auditor) statistics() {
 		return p
 	}
 	for _, ro := range a.rollOrder {
-		player := ro.actor
-		if ro.ev.Source == rules.SourcePhysical && ro.ev.EnteredBy != "" {
-			player = ro.ev.EnteredBy
+		player, forWho := Charge(ro.env.Actor, ro.env.OnBehalfOf, ro.ev)
+		if forWho != "" {
+			get(forWho).EnteredByOthers++
+			get(player).enter(player, forWho, len(ro.ev.Values))
 		}
 		for _, p := range []*playerAcc{get(player), all} {
 			p.addRoll(ro.ev)
-			if ro.period != nil && ro.period.Scheme == dice.SchemeV2 {
+			if ro.period != nil && ro.scheme != dice.SchemeV1 {
 				if ro.ev.Nonce != "" {
 					p.NonceRolls++
 				} else {
@@ -142,6 +198,20 @@ func (a *auditor) statistics() {
 		a.rep.Players = append(a.rep.Players, accs[id].done())
 	}
 	a.rep.All = all.done()
+}
+
+// enter counts one roll p entered for forWho.
+func (p *playerAcc) enter(by, forWho string, dice int) {
+	if p.entered == nil {
+		p.entered = map[string]*Entered{}
+	}
+	e := p.entered[forWho]
+	if e == nil {
+		e = &Entered{By: by, For: forWho, Note: EnteredNote(by, forWho)}
+		p.entered[forWho] = e
+	}
+	e.Rolls++
+	e.Dice += dice
 }
 
 func (p *playerAcc) addRoll(ev *rules.DiceRolled) {
@@ -197,6 +267,10 @@ func (p *playerAcc) addOrder(o order, probs map[outcomeKey]float64) {
 
 func (p *playerAcc) done() PlayerStats {
 	s := p.PlayerStats
+	for _, e := range p.entered {
+		s.EnteredFor = append(s.EnteredFor, *e)
+	}
+	slices.SortFunc(s.EnteredFor, func(a, b Entered) int { return strings.Compare(a.For, b.For) })
 	s.Faces = []FaceStats{}
 	for k, c := range p.faces {
 		n := sum(c)

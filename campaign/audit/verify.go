@@ -83,10 +83,13 @@ type auditor struct {
 	rolls       map[uint64]*roll
 	rollOrder   []*roll
 	lastCounter uint64
-	orders      []order
-	seedsAdded  int
-	ended       *EventRef
-	last        EventRef // the last event of the chain
+	// v3 is the battle's first roll derived by ledger-dice-v3: after it no
+	// roll may be derived by v2, whose command id the sender chose.
+	v3         *roll
+	orders     []order
+	seedsAdded int
+	ended      *EventRef
+	last       EventRef // the last event of the chain
 }
 
 type period struct {
@@ -106,6 +109,9 @@ type roll struct {
 	actor  string
 	env    *events.Envelope
 	period *period
+	// scheme is the derivation of a digital roll: the one it records
+	// (ledger-dice-v3), else its period's.
+	scheme string
 	seeds  map[string]string
 	cited  *EventRef
 }
@@ -348,7 +354,7 @@ func (a *auditor) committed(r EventRef, ev *rules.DiceCommitted) {
 		a.fail(CheckReveals, r, "a commitment without a period")
 	}
 	if !p.schemeOK {
-		a.fail(CheckReveals, r, "period %q uses dice scheme %q; this audit knows %s and %s only", ev.Period, ev.Scheme, dice.SchemeV1, dice.SchemeV2)
+		a.fail(CheckReveals, r, "period %q uses dice scheme %q; this audit knows %s, %s and %s only", ev.Period, ev.Scheme, dice.SchemeV1, dice.SchemeV2, dice.SchemeV3)
 	}
 	if len(ev.Commitment) != 64 || strings.Trim(ev.Commitment, "0123456789abcdef") != "" {
 		a.fail(CheckReveals, r, "commitment %q is not a lowercase hex SHA-256", ev.Commitment)
@@ -438,9 +444,9 @@ func (a *auditor) rolled(r EventRef, env *events.Envelope, ev *rules.DiceRolled)
 		if ev.EnteredBy == "" {
 			a.add(CheckRolls, Fail, r, ev.Counter, "physical roll %d does not say who entered it", ev.Counter)
 		}
-		if ev.CommandID != "" || ev.Nonce != "" {
+		if ev.CommandID != "" || ev.Nonce != "" || ev.Scheme != "" {
 			a.checks[CheckNonces].Checked++
-			a.add(CheckNonces, Fail, r, ev.Counter, "physical roll %d records a command id or a nonce: only digital dice mix them in", ev.Counter)
+			a.add(CheckNonces, Fail, r, ev.Counter, "physical roll %d records a command id, a nonce or a scheme: only digital dice are derived", ev.Counter)
 		}
 		return
 	case rules.SourceDigital:
@@ -468,6 +474,7 @@ func (a *auditor) rolled(r EventRef, env *events.Envelope, ev *rules.DiceRolled)
 		}
 	}
 	ro.period, ro.seeds = p, p.snap
+	a.rollScheme(ro)
 	if p.first == nil {
 		p.first = ro
 	}
@@ -476,21 +483,52 @@ func (a *auditor) rolled(r EventRef, env *events.Envelope, ev *rules.DiceRolled)
 	a.nonce(ro)
 }
 
+// rollScheme sets the scheme a digital roll is derived by and checks it
+// (check 3): a roll records ledger-dice-v3 or nothing (its period's
+// scheme); v3 only in a v2 or v3 period (a v1 battle keeps v1 to its end);
+// and once a roll of the battle is by v3, no later one is by v2, which mixed
+// in the command id the sender chose: the ledger cannot pick, roll by roll,
+// the scheme that suits it.
+func (a *auditor) rollScheme(ro *roll) {
+	ev, r, p := ro.ev, ro.ref, ro.period
+	ro.scheme = p.Scheme
+	switch {
+	case ev.Scheme == "":
+	case ev.Scheme != dice.SchemeV3:
+		a.add(CheckRolls, Fail, r, ev.Counter, "digital roll %d records scheme %q; a roll records %s or none (its period's)", ev.Counter, ev.Scheme, dice.SchemeV3)
+	case p.Scheme == dice.SchemeV1:
+		a.add(CheckRolls, Fail, r, ev.Counter, "digital roll %d records %s, but its period %q is %s, which a battle keeps to its end", ev.Counter, ev.Scheme, p.Period.Period, p.Scheme)
+	default:
+		ro.scheme = ev.Scheme
+	}
+	switch {
+	case ro.scheme == dice.SchemeV3 && a.v3 == nil:
+		a.v3 = ro
+	case ro.scheme == dice.SchemeV2 && a.v3 != nil:
+		a.add(CheckRolls, Fail, r, ev.Counter, "digital roll %d is by %s, which mixes in the command id its sender chose, after roll %d by %s at %s: a battle's rolls do not go back", ev.Counter, dice.SchemeV2, a.v3.ev.Counter, dice.SchemeV3, a.v3.ref)
+	}
+}
+
 // nonce checks check 10 on one digital roll: by ledger-dice-v2 it records
-// the id of the command it settles (the event's own command id), and a
-// nonce only when the command is a player's own, entered by them; by
-// ledger-dice-v1 it records neither. Who gave the command with or without a
-// nonce is counted in the statistics (PlayerStats.NonceRolls).
+// the id of the command it settles (the event's own command id); by
+// ledger-dice-v3 no command id (the sender chose it; it is not an input);
+// by either a nonce only when the command is a player's own, entered by
+// them; by ledger-dice-v1 neither. The statistics charge a roll without a
+// player's nonce to whoever entered its command (Charge).
 func (a *auditor) nonce(ro *roll) {
 	ev, r := ro.ev, ro.ref
 	a.checks[CheckNonces].Checked++
-	switch ro.period.Scheme {
+	if ro.scheme == dice.SchemeV3 && ev.CommandID != "" {
+		a.add(CheckNonces, Fail, r, ev.Counter, "digital roll %d records command %q, but %s mixes in no command id", ev.Counter, ev.CommandID, dice.SchemeV3)
+	}
+	switch ro.scheme {
 	case dice.SchemeV1:
 		if ev.CommandID != "" || ev.Nonce != "" {
 			a.add(CheckNonces, Fail, r, ev.Counter, "digital roll %d records a command id or a nonce, but its period %q is %s, which mixes in neither", ev.Counter, ro.period.Period.Period, dice.SchemeV1)
 		}
-	case dice.SchemeV2:
+	case dice.SchemeV2, dice.SchemeV3:
 		switch {
+		case ro.scheme == dice.SchemeV3:
 		case ev.CommandID == "":
 			a.add(CheckNonces, Fail, r, ev.Counter, "digital roll %d of %s period %q does not record the command it settles", ev.Counter, dice.SchemeV2, ro.period.Period.Period)
 		case ev.CommandID != ro.env.CommandID:
@@ -695,7 +733,7 @@ func (a *auditor) recompute(p *period) {
 		return
 	}
 	for _, ro := range p.rolls {
-		want, err := recomputeRoll(p.Scheme, p.Seed, ro.seeds, a.battle, p.Period.Period, ro.ev, ro.ev.Count, ro.ev.Sides)
+		want, err := recomputeRoll(ro.scheme, p.Seed, ro.seeds, a.battle, p.Period.Period, ro.ev, ro.ev.Count, ro.ev.Sides)
 		if err != nil {
 			a.add(CheckRolls, Fail, ro.ref, ro.ev.Counter, "roll %d cannot be recomputed: %v", ro.ev.Counter, err)
 			continue
@@ -704,12 +742,18 @@ func (a *auditor) recompute(p *period) {
 			format := "digital roll %d (%dD%d, period %q, %d player %s) does not recompute from the revealed seed"
 			args := []any{ro.ev.Counter, ro.ev.Count, ro.ev.Sides, p.Period.Period, len(ro.seeds), plural(len(ro.seeds), "seed", "seeds")}
 			switch {
-			case p.Scheme == dice.SchemeV2 && ro.ev.Nonce != "":
+			case ro.scheme == dice.SchemeV2 && ro.ev.Nonce != "":
 				format = "digital roll %d (%dD%d, period %q, %d player %s, command %s, nonce %.8s…) does not recompute from the revealed seed"
 				args = append(args, ro.ev.CommandID, ro.ev.Nonce)
-			case p.Scheme == dice.SchemeV2:
+			case ro.scheme == dice.SchemeV2:
 				format = "digital roll %d (%dD%d, period %q, %d player %s, command %s, no player's nonce) does not recompute from the revealed seed"
 				args = append(args, ro.ev.CommandID)
+			case ro.scheme == dice.SchemeV3 && ro.ev.Nonce != "":
+				format = "digital roll %d (%dD%d, period %q, %d player %s, %s, nonce %.8s…) does not recompute from the revealed seed"
+				args = append(args, dice.SchemeV3, ro.ev.Nonce)
+			case ro.scheme == dice.SchemeV3:
+				format = "digital roll %d (%dD%d, period %q, %d player %s, %s, no player's nonce) does not recompute from the revealed seed"
+				args = append(args, dice.SchemeV3)
 			}
 			f := a.add(CheckRolls, Fail, ro.ref, ro.ev.Counter, format, args...)
 			f.Expected, f.Recorded = want, ro.ev.Values
@@ -719,18 +763,20 @@ func (a *auditor) recompute(p *period) {
 	}
 }
 
-// recomputeRoll derives a digital roll again by its period's scheme
-// (docs/dice.md section 3): seedHex is the revealed seed, battle the
-// "<campaign>/<battle>" id; ev gives the counter and, by ledger-dice-v2,
-// the command id and the nonce.
+// recomputeRoll derives a digital roll again by its scheme (docs/dice.md
+// section 3): seedHex is the revealed seed, battle the "<campaign>/<battle>"
+// id; ev gives the counter and, by ledger-dice-v2, the command id and the
+// nonce, by ledger-dice-v3 the nonce alone.
 func recomputeRoll(scheme, seedHex string, players map[string]string, battle, period string, ev *rules.DiceRolled, n, sides int) ([]int, error) {
 	seed, err := dice.ParseSeed(seedHex)
 	if err != nil {
 		return nil, fmt.Errorf("revealed seed: %w", err)
 	}
 	d := dice.Draw{Counter: ev.Counter}
-	if scheme != dice.SchemeV1 {
+	if scheme == dice.SchemeV2 {
 		d.Command = ev.CommandID
+	}
+	if scheme != dice.SchemeV1 {
 		if d.Nonce, err = dice.ParseNonce(ev.Nonce); err != nil {
 			return nil, err
 		}
@@ -738,9 +784,12 @@ func recomputeRoll(scheme, seedHex string, players map[string]string, battle, pe
 	return dice.Derive(scheme, dice.Input{Seed: seed, PlayerSeeds: players, Battle: battle, Period: period}, d, n, sides)
 }
 
-// nonceSummary sums up check 10: the digital rolls of ledger-dice-v2
-// periods with and without a player's nonce, by the person whose command
-// each settles, and the rolls of ledger-dice-v1 periods, which mix none.
+// nonceSummary sums up check 10: the digital rolls of ledger-dice-v2 and
+// v3 with and without a player's nonce, each charged as the statistics
+// charge it (Charge): a roll with a player's nonce to the player, a roll
+// without one to whoever entered its command, "ump for karl" when it was
+// entered for a player; and the rolls of ledger-dice-v1 periods, which mix
+// none.
 func (a *auditor) nonceSummary() {
 	with, without := map[string]int{}, map[string]int{}
 	nw, nwo, v1 := 0, 0, 0
@@ -748,14 +797,18 @@ func (a *auditor) nonceSummary() {
 		if ro.period == nil {
 			continue
 		}
+		by, forWho := Charge(ro.env.Actor, ro.env.OnBehalfOf, ro.ev)
+		if forWho != "" {
+			by += " for " + forWho
+		}
 		switch {
-		case ro.period.Scheme != dice.SchemeV2:
+		case ro.scheme == dice.SchemeV1:
 			v1++
 		case ro.ev.Nonce != "":
-			with[ro.actor]++
+			with[by]++
 			nw++
 		default:
-			without[ro.actor]++
+			without[by]++
 			nwo++
 		}
 	}

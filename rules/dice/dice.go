@@ -1,15 +1,17 @@
-// Package dice derives provable digital dice rolls (schemes "ledger-dice-v1"
-// and "ledger-dice-v2").
+// Package dice derives provable digital dice rolls (schemes "ledger-dice-v3",
+// and "ledger-dice-v1" and "ledger-dice-v2" for the rolls made by them).
 //
 // A secret 32-byte seed is committed by its SHA-256 hash before a period of
 // play (a battle, or one turn when seeds rotate per turn) and revealed after
 // it. Every roll is a pure function of that seed, the battle and period ids,
 // the players' own seeds and a battle-wide roll counter, and, from
-// ledger-dice-v2 on, of the id of the command the roll settles and the nonce
-// the player's device sent with it; so anyone holding the revealed seed can
-// recompute every roll offline and check it against the ledger, and whoever
-// holds the seed cannot compute a player's roll before the player's command
-// arrives. The derivation is HMAC-SHA256 over a length-prefixed message,
+// ledger-dice-v2 on, of the nonce the player's device sent with the command;
+// so anyone holding the revealed seed can recompute every roll offline and
+// check it against the ledger, and whoever holds the seed cannot compute a
+// player's roll before the player's command arrives. ledger-dice-v2 also
+// mixed in the id of the command, which whoever sends the command chooses
+// freely: the seed holder could try ids offline and send the one giving the
+// roll it wanted. ledger-dice-v3 mixes in nothing the sender chooses. The derivation is HMAC-SHA256 over a length-prefixed message,
 // turned into faces by rejection sampling (no modulo bias, no floats).
 //
 // The package is pure: standard library only, no randomness, no clock, no
@@ -43,15 +45,39 @@ const (
 	SchemeV1 = "ledger-dice-v1"
 	// SchemeV2 mixes in, after the counter, the id of the command the roll
 	// settles and the nonce from the device of the player whose own
-	// command it is (RollV2).
+	// command it is (RollV2). The command id is chosen by the sender: a
+	// roll without a player's nonce is steerable by whoever holds the seed
+	// and sends the command. Rolls made by it stay verifiable; the ledger
+	// makes no new ones (RollScheme).
 	SchemeV2 = "ledger-dice-v2"
+	// SchemeV3 mixes in, after the counter, only the nonce from the device
+	// of the player whose own command it is (RollV3): no command id, nothing
+	// the sender chooses.
+	SchemeV3 = "ledger-dice-v3"
 	// Scheme is the scheme new battles use (the default ruleset's
 	// dice.scheme).
-	Scheme = SchemeV2
+	Scheme = SchemeV3
 )
 
 // Known reports whether scheme is one this package derives.
-func Known(scheme string) bool { return scheme == SchemeV1 || scheme == SchemeV2 }
+func Known(scheme string) bool {
+	return scheme == SchemeV1 || scheme == SchemeV2 || scheme == SchemeV3
+}
+
+// RollScheme is the scheme by which a new roll of a period committed under
+// scheme is derived: ledger-dice-v1 for a v1 period (it mixes in nothing
+// the sender chooses), ledger-dice-v3 for a v2 or v3 period (a battle begun
+// under v2 rolls by v3 from the first roll this program makes in it, and
+// records so on the roll), "" for a scheme this package does not know.
+func RollScheme(period string) string {
+	switch period {
+	case SchemeV1:
+		return SchemeV1
+	case SchemeV2, SchemeV3:
+		return SchemeV3
+	}
+	return ""
+}
 
 // Nonce lengths, in bytes: a nonce is none (0 bytes) or MinNonce..MaxNonce
 // bytes, written as 16 to 64 hex digits.
@@ -176,21 +202,32 @@ func RollV2(in Input, counter uint64, command string, nonce []byte, n, sides int
 	return Derive(SchemeV2, in, Draw{Counter: counter, Command: command, Nonce: nonce}, n, sides)
 }
 
+// RollV3 returns n dice of the given number of sides for the roll with the
+// given counter, by ledger-dice-v3. nonce is the fresh randomness the
+// device of the player whose own command it is sent with it, or nil when
+// the command carried no player's nonce: such a roll is as predictable as a
+// ledger-dice-v1 roll to whoever holds the seed, but whoever sends the
+// command can choose nothing in it (no command id is mixed in).
+func RollV3(in Input, counter uint64, nonce []byte, n, sides int) ([]int, error) {
+	return Derive(SchemeV3, in, Draw{Counter: counter, Nonce: nonce}, n, sides)
+}
+
 // Draw is what sets one roll of a period apart from the others.
 type Draw struct {
 	// Counter is the roll's place among all the battle's rolls, from 1.
 	Counter uint64
-	// Command is the id of the command the roll settles (ledger-dice-v2;
-	// empty for v1).
+	// Command is the id of the command the roll settles (ledger-dice-v2
+	// only; empty for v1 and v3).
 	Command string
 	// Nonce is the nonce of the player whose own command it is, 0 or
-	// MinNonce..MaxNonce bytes (ledger-dice-v2; none for v1).
+	// MinNonce..MaxNonce bytes (ledger-dice-v2 and v3; none for v1).
 	Nonce []byte
 }
 
 // Derive returns n dice of the given number of sides for one roll by the
-// named scheme: Roll for ledger-dice-v1, RollV2 for ledger-dice-v2. A
-// verifier calls it with the scheme a period's commitment records.
+// named scheme: Roll for ledger-dice-v1, RollV2 for ledger-dice-v2, RollV3
+// for ledger-dice-v3. A verifier calls it with the scheme the roll records,
+// or else its period's commitment.
 func Derive(scheme string, in Input, d Draw, n, sides int) ([]int, error) {
 	if sides < 2 || sides > 255 {
 		return nil, fmt.Errorf("dice: sides %d out of range 2..255", sides)
@@ -229,8 +266,9 @@ func face(b byte, sides int) (int, bool) {
 }
 
 // message returns the HMAC message of one roll without its block number:
-// the period's prefix, u64(counter), and for ledger-dice-v2 str(command)
-// and the nonce as u32(length) followed by its bytes.
+// the period's prefix, u64(counter), for ledger-dice-v2 str(command) and
+// the nonce as u32(length) followed by its bytes, for ledger-dice-v3 the
+// nonce alone the same way.
 func (in Input) message(scheme string, d Draw) ([]byte, error) {
 	if d.Counter == 0 {
 		return nil, errors.New("dice: roll counter starts at 1, got 0")
@@ -251,8 +289,15 @@ func (in Input) message(scheme string, d Draw) ([]byte, error) {
 		case len(d.Nonce) != 0 && (len(d.Nonce) < MinNonce || len(d.Nonce) > MaxNonce):
 			return nil, fmt.Errorf("dice: a nonce is %d to %d bytes, got %d", MinNonce, MaxNonce, len(d.Nonce))
 		}
+	case SchemeV3:
+		switch {
+		case d.Command != "":
+			return nil, errors.New("dice: ledger-dice-v3 mixes in no command id")
+		case len(d.Nonce) != 0 && (len(d.Nonce) < MinNonce || len(d.Nonce) > MaxNonce):
+			return nil, fmt.Errorf("dice: a nonce is %d to %d bytes, got %d", MinNonce, MaxNonce, len(d.Nonce))
+		}
 	default:
-		return nil, fmt.Errorf("dice: scheme %q is not one this program knows (%s, %s)", scheme, SchemeV1, SchemeV2)
+		return nil, fmt.Errorf("dice: scheme %q is not one this program knows (%s, %s, %s)", scheme, SchemeV1, SchemeV2, SchemeV3)
 	}
 	buf, err := in.prefix(scheme)
 	if err != nil {
@@ -262,6 +307,8 @@ func (in Input) message(scheme string, d Draw) ([]byte, error) {
 	if scheme == SchemeV2 {
 		buf = binary.BigEndian.AppendUint32(buf, uint32(len(d.Command)))
 		buf = append(buf, d.Command...)
+	}
+	if scheme != SchemeV1 {
 		buf = binary.BigEndian.AppendUint32(buf, uint32(len(d.Nonce)))
 		buf = append(buf, d.Nonce...)
 	}

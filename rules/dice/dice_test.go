@@ -393,7 +393,7 @@ func TestDeriveRefusesBadInput(t *testing.T) {
 		d       Draw
 		wantSub string
 	}{
-		{"unknown scheme", "ledger-dice-v3", Draw{Counter: 1}, `scheme "ledger-dice-v3"`},
+		{"unknown scheme", "ledger-dice-v4", Draw{Counter: 1}, `scheme "ledger-dice-v4"`},
 		{"v1 with a command", SchemeV1, Draw{Counter: 1, Command: "c"}, "v1 mixes no command id and no nonce"},
 		{"v1 with a nonce", SchemeV1, Draw{Counter: 1, Nonce: nonce}, "v1 mixes no command id and no nonce"},
 		{"v2 without a command", SchemeV2, Draw{Counter: 1, Nonce: nonce}, "needs the id of the command"},
@@ -401,6 +401,9 @@ func TestDeriveRefusesBadInput(t *testing.T) {
 		{"v2 short nonce", SchemeV2, Draw{Counter: 1, Command: "c", Nonce: nonce[:7]}, "a nonce is 8 to 32 bytes, got 7"},
 		{"v2 long nonce", SchemeV2, Draw{Counter: 1, Command: "c", Nonce: bytes.Repeat([]byte{1}, 33)}, "got 33"},
 		{"v2 command not UTF-8", SchemeV2, Draw{Counter: 1, Command: "c\xff"}, "command id is not valid UTF-8"},
+		{"v3 with a command", SchemeV3, Draw{Counter: 1, Command: "c", Nonce: nonce}, "v3 mixes in no command id"},
+		{"v3 counter 0", SchemeV3, Draw{Counter: 0}, "counter starts at 1"},
+		{"v3 short nonce", SchemeV3, Draw{Counter: 1, Nonce: nonce[:7]}, "a nonce is 8 to 32 bytes, got 7"},
 	}
 	for _, c := range cases {
 		got, err := Derive(c.scheme, in, c.d, 2, 6)
@@ -418,7 +421,44 @@ func TestDeriveRefusesBadInput(t *testing.T) {
 			t.Errorf("ParseNonce(%q): %v", s, err)
 		}
 	}
-	if !Known(SchemeV1) || !Known(SchemeV2) || Known("ledger-dice-v3") || Scheme != SchemeV2 {
+	if !Known(SchemeV1) || !Known(SchemeV2) || !Known(SchemeV3) || Known("ledger-dice-v4") || Scheme != SchemeV3 {
 		t.Errorf("Known or Scheme wrong")
+	}
+	for period, want := range map[string]string{SchemeV1: SchemeV1, SchemeV2: SchemeV3, SchemeV3: SchemeV3, "ledger-dice-v4": ""} {
+		if got := RollScheme(period); got != want {
+			t.Errorf("RollScheme(%s) = %q, want %q", period, got, want)
+		}
+	}
+}
+
+// TestEveryInputMattersV3: by ledger-dice-v3 the counter and the nonce
+// change the stream, a nonce's length too; no v3 stream equals the v1 or
+// the v2 stream of the same inputs (the scheme's name leads the message).
+func TestEveryInputMattersV3(t *testing.T) {
+	in := mustInput(t)
+	nonce, _ := ParseNonce("00112233445566778899aabbccddeeff")
+	base := Draw{Counter: 1, Nonce: nonce}
+	with := func(f func(*Draw)) Draw {
+		d := base
+		d.Nonce = slices.Clone(base.Nonce)
+		f(&d)
+		return d
+	}
+	seen := map[string]string{
+		string(streamBytes(t, in, 1, 32)): "ledger-dice-v1",
+		string(drawBytes(t, SchemeV2, in, Draw{Counter: 1, Command: "page-1", Nonce: nonce}, 32)): "ledger-dice-v2",
+	}
+	for name, d := range map[string]Draw{
+		"base":          base,
+		"counter":       with(func(d *Draw) { d.Counter = 2 }),
+		"one nonce bit": with(func(d *Draw) { d.Nonce[15] ^= 1 }),
+		"no nonce":      with(func(d *Draw) { d.Nonce = nil }),
+		"shorter nonce": with(func(d *Draw) { d.Nonce = d.Nonce[:8] }),
+	} {
+		got := string(drawBytes(t, SchemeV3, in, d, 32))
+		if other, dup := seen[got]; dup {
+			t.Errorf("%s gives the same stream as %s", name, other)
+		}
+		seen[got] = name
 	}
 }

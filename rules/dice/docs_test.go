@@ -44,7 +44,7 @@ func joinInts(vs []int) string {
 }
 
 // referenceStart opens the Python reference block of docs/dice.md.
-const referenceStart = "```python\n# ledger-dice reference implementation: ledger-dice-v1 and ledger-dice-v2\n"
+const referenceStart = "```python\n# ledger-dice reference implementation: ledger-dice-v1, v2 and v3\n"
 
 // referenceBlock returns the Python reference implementation of docs/dice.md.
 func referenceBlock(t *testing.T) string {

@@ -24,12 +24,12 @@ type vector struct {
 	players map[string]string
 	counter uint64
 	command string // ledger-dice-v2: the command id
-	nonce   string // ledger-dice-v2: the player's nonce, hex; "" for none
+	nonce   string // ledger-dice-v2 and v3: the player's nonce, hex; "" for none
 	n       int
 	sides   int
 	want    []int
 	prefix  string // hex of the message before counter || j
-	tail    string // ledger-dice-v2: hex of counter || str(command) || nonce
+	tail    string // v2: hex of counter || str(command) || nonce; v3: counter || nonce
 	block0  string // hex of HMAC block 0: the first 32 bytes of the stream
 }
 
@@ -52,6 +52,9 @@ const (
 	prefixBorodinoV2   = "6c65646765722d646963652d7632000000000d626f726f64696e6f2d3138313200000006626174746c650000000200000009702d6b7574757a6f760000001174756c612073616d6f76617220313831320000000a702d6e61706f6c656f6e0000000a6169676c652d37663363"
 	pageCommand        = "page-5be0c2d41a9f3e7708d6"
 	nonceA             = "00112233445566778899aabbccddeeff"
+
+	prefixAusterlitzV3 = "6c65646765722d646963652d7633000000000f6175737465726c69747a2d3138303500000006626174746c6500000000"
+	prefixBorodinoV3   = "6c65646765722d646963652d7633000000000d626f726f64696e6f2d3138313200000006626174746c650000000200000009702d6b7574757a6f760000001174756c612073616d6f76617220313831320000000a702d6e61706f6c656f6e0000000a6169676c652d37663363"
 )
 
 var vectors = []vector{
@@ -174,6 +177,73 @@ var vectors = []vector{
 		tail:   "000000000000002a00000019706167652d35626530633264343161396633653737303864360000001000112233445566778899aabbccddeeff",
 		block0: "146cda06d880564727e9de77b2a4dfe42c8d8b3ab91f316f6a435021b0fea3c2",
 	},
+
+	// ledger-dice-v3: the player's nonce alone follows the counter; no
+	// command id (docs/dice.md section 6.2).
+	{
+		name: "v3, no player's nonce", scheme: SchemeV3, seed: seed1, commit: comm1,
+		battle: "austerlitz-1805", period: "battle", counter: 1, n: 2, sides: 6,
+		want:   []int{5, 4},
+		prefix: prefixAusterlitzV3,
+		tail:   "000000000000000100000000",
+		block0: "1cf9e6063928efe6f0ff87c1dd44930a0bf7bd559d6a8f7eb3c9eb88f1d2acf0",
+	},
+	{
+		name: "v3, a player's nonce", scheme: SchemeV3, seed: seed2, commit: comm2,
+		battle: "borodino-1812", period: "battle", players: borodinoPlayers, counter: 1, nonce: nonceA, n: 2, sides: 6,
+		want:   []int{5, 4},
+		prefix: prefixBorodinoV3,
+		tail:   "00000000000000010000001000112233445566778899aabbccddeeff",
+		block0: "528d912f7a697997e256cdd102e1df1994b5f0f1fc0b39cbc9687402d2074b96",
+	},
+	{
+		// One bit of the nonce changed (the last byte ff -> fe).
+		name: "v3, another nonce", scheme: SchemeV3, seed: seed2, commit: comm2,
+		battle: "borodino-1812", period: "battle", players: borodinoPlayers, counter: 1, nonce: "00112233445566778899aabbccddeefe", n: 2, sides: 6,
+		want:   []int{4, 2},
+		prefix: prefixBorodinoV3,
+		tail:   "00000000000000010000001000112233445566778899aabbccddeefe",
+		block0: "2d0d1ac436a5a6ff0537accf1579b0c6f1c09c658765baa641e1ae51685a48a0",
+	},
+	{
+		// The next counter; stream fc 9b 49 ...: 0xfc = 252 is rejected.
+		name: "v3, the next counter, a rejection", scheme: SchemeV3, seed: seed2, commit: comm2,
+		battle: "borodino-1812", period: "battle", players: borodinoPlayers, counter: 2, nonce: nonceA, n: 2, sides: 6,
+		want:   []int{6, 2},
+		prefix: prefixBorodinoV3,
+		tail:   "00000000000000020000001000112233445566778899aabbccddeeff",
+		block0: "fc9b49efd0ba16eaf78d7cf56d0fd5c9c1ea5bf8fa921d82c30e99273fcc937c",
+	},
+	{
+		name: "v3, d20, non-ASCII ids, 32-byte nonce", scheme: SchemeV3, seed: seed1, commit: comm1,
+		battle: "wagram-1809", period: "battle", players: wagramPlayers, counter: 7,
+		nonce: "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", n: 4, sides: 20,
+		want:   []int{17, 12, 13, 12},
+		prefix: "6c65646765722d646963652d7633000000000b77616772616d2d3138303900000006626174746c650000000300000005702d5a6564000000015a00000006702d7a6fc3ab00000007e29a942073697800000009702dc3a96c6f64696500000007c3a76120697261",
+		tail:   "0000000000000007000000200f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
+		block0: "c40b9897c058118d33270ea503e4bac0719c6b365e9ec162b878189bab19c1c5",
+	},
+	{
+		name: "v3, 129 sides, per-turn period", scheme: SchemeV3, seed: seed2, commit: comm2,
+		battle: "borodino-1812", period: "3", players: borodinoPlayers, counter: 42, nonce: nonceA, n: 40, sides: 129,
+		want: []int{45, 67, 117, 98, 129, 30, 6, 123, 88, 74, 9, 25, 15, 116, 88, 78, 120, 15, 27, 128,
+			26, 115, 94, 65, 64, 3, 61, 11, 50, 64, 26, 129, 18, 65, 107, 82, 102, 44, 102, 91},
+		prefix: "6c65646765722d646963652d7633000000000d626f726f64696e6f2d3138313200000001330000000200000009702d6b7574757a6f760000001174756c612073616d6f76617220313831320000000a702d6e61706f6c656f6e0000000a6169676c652d37663363",
+		tail:   "000000000000002a0000001000112233445566778899aabbccddeeff",
+		block0: "bcdb2c4274986194a380b71d05d993f17a57c04987d28108180efb73574dd88f",
+	},
+	{
+		// A battle id as the ledger writes it, "<campaign>/<battle>", a
+		// per-turn period, the players' seeds the ledger records: a roll
+		// the umpire entered for karl (no player's nonce).
+		name: "v3, the ledger's battle id", scheme: SchemeV3, seed: seed2, commit: comm2,
+		battle: "club/raab", period: "1", players: map[string]string{"karl": "said at the table", "marie": "vive l'empereur 1809"},
+		counter: 3, n: 2, sides: 6,
+		want:   []int{5, 5},
+		prefix: "6c65646765722d646963652d76330000000009636c75622f72616162000000013100000002000000046b61726c000000117361696420617420746865207461626c65000000056d617269650000001476697665206c27656d7065726575722031383039",
+		tail:   "000000000000000300000000",
+		block0: "1c9aceeba51248f439446cc1b813e16b9418712302b05c5436be3800d5405711",
+	},
 }
 
 func (v vector) input(tb testing.TB) Input {
@@ -213,13 +283,16 @@ func TestVectors(t *testing.T) {
 				t.Errorf("Derive = %v, want %v", got, v.want)
 			}
 			var via []int
-			if v.schemeName() == SchemeV1 {
+			switch v.schemeName() {
+			case SchemeV1:
 				via, err = Roll(in, v.counter, v.n, v.sides)
-			} else {
+			case SchemeV2:
 				via, err = RollV2(in, v.counter, v.command, d.Nonce, v.n, v.sides)
+			default:
+				via, err = RollV3(in, v.counter, d.Nonce, v.n, v.sides)
 			}
 			if err != nil || !slices.Equal(via, v.want) {
-				t.Errorf("Roll/RollV2 = %v, %v; want %v", via, err, v.want)
+				t.Errorf("Roll/RollV2/RollV3 = %v, %v; want %v", via, err, v.want)
 			}
 			if c := in.Seed.Commitment(); c != v.commit {
 				t.Errorf("Commitment = %s, want %s", c, v.commit)
@@ -276,7 +349,7 @@ func drawBytes(tb testing.TB, scheme string, in Input, d Draw, k int) []byte {
 	return out
 }
 
-// refRoll is a second, deliberately plain implementation of both schemes,
+// refRoll is a second, deliberately plain implementation of the schemes,
 // sharing no code with the package: it builds each message from scratch with
 // binary.Write, keys a fresh HMAC per block and scans the whole block.
 func refRoll(scheme string, in Input, d Draw, n, sides int) []int {
@@ -304,8 +377,11 @@ func refRoll(scheme string, in Input, d Draw, n, sides int) []int {
 			writeStr(&msg, in.PlayerSeeds[id])
 		}
 		binary.Write(&msg, binary.BigEndian, d.Counter)
-		if scheme == "ledger-dice-v2" {
+		switch scheme {
+		case "ledger-dice-v2":
 			writeStr(&msg, d.Command)
+			writeStr(&msg, string(d.Nonce))
+		case "ledger-dice-v3":
 			writeStr(&msg, string(d.Nonce))
 		}
 		binary.Write(&msg, binary.BigEndian, j)
@@ -323,7 +399,7 @@ func refRoll(scheme string, in Input, d Draw, n, sides int) []int {
 }
 
 // TestAgainstReference compares Derive with refRoll over many inputs derived
-// from a hash chain (no math/rand), both schemes, every die size and varied
+// from a hash chain (no math/rand), the three schemes, every die size and varied
 // dice counts, commands and nonces.
 func TestAgainstReference(t *testing.T) {
 	h := sha256.Sum256([]byte("ledger-dice-v1 reference test"))
@@ -343,11 +419,12 @@ func TestAgainstReference(t *testing.T) {
 		sides := 2 + (i/2)%254
 		n := 1 + int(r[3])%70
 		d := Draw{Counter: binary.BigEndian.Uint64(r[16:24])%1_000_000 + 1}
-		scheme := SchemeV1
-		if i%2 == 1 {
-			scheme = SchemeV2
+		scheme := []string{SchemeV1, SchemeV2, SchemeV3}[i%3]
+		if scheme != SchemeV1 {
 			q := next()
-			d.Command = "c-" + hex.EncodeToString(q[:1+int(q[0]%20)])
+			if scheme == SchemeV2 {
+				d.Command = "c-" + hex.EncodeToString(q[:1+int(q[0]%20)])
+			}
 			if k := int(q[1] % 26); k >= MinNonce {
 				d.Nonce = q[2 : 2+min(k, 30)]
 			}
