@@ -26,6 +26,7 @@ type Projector struct {
 	closed bool
 	err    error         // why it stopped, when it did
 	stall  error         // why it waits for its disk, while it does
+	again  func()        // ends the current following, to follow again
 	ch     chan struct{} // closed and replaced at every change
 	done   chan struct{}
 }
@@ -53,7 +54,11 @@ func (p *Projector) Run(ctx context.Context) {
 	// the log when it starts, once when it ends.
 	var waiting bool
 	for {
-		err = projections.Run(ctx, p.log, p.proj, projections.RunOptions{
+		rctx, again := context.WithCancel(ctx)
+		p.mu.Lock()
+		p.again = again
+		p.mu.Unlock()
+		err = projections.Run(rctx, p.log, p.proj, projections.RunOptions{
 			Follow: true,
 			OnProgress: func(pr projections.Progress) {
 				if waiting {
@@ -64,8 +69,13 @@ func (p *Projector) Run(ctx context.Context) {
 				p.set(pr.Sequence)
 			},
 		})
+		again()
 		if ctx.Err() != nil {
 			return
+		}
+		if rctx.Err() != nil {
+			// Refollow: follow again from the checkpoint, at once.
+			continue
 		}
 		switch {
 		case errors.Is(err, projections.ErrStorage):
@@ -166,6 +176,19 @@ func (p *Projector) Stalled() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.stall
+}
+
+// Refollow makes the projector follow the log again from its checkpoint at
+// once: the store behind the log was restarted (its consumers are gone),
+// and waiting for the follower to notice would hold commands up for
+// seconds.
+func (p *Projector) Refollow() {
+	p.mu.Lock()
+	again := p.again
+	p.mu.Unlock()
+	if again != nil {
+		again()
+	}
 }
 
 // ErrProjectorStopped is Wait's answer once the projector has stopped.

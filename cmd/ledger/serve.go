@@ -200,6 +200,7 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	go a.projector.Run(bg)
 	if a.store != nil {
+		a.store.restarted = a.projector.Refollow
 		go a.store.run(bg)
 	}
 	if err := srv.Start(bg); err != nil {

@@ -111,6 +111,10 @@ type storeWatch struct {
 	emb    *ledgerjs.Embedded
 	dir    string // the data folder: its disk is the store's
 	logger *slog.Logger
+	// restarted, when set, is told JetStream was restarted: the
+	// followers of the log follow again at once (their consumers went
+	// with it).
+	restarted func()
 
 	mu      sync.Mutex
 	fault   *events.StoreFault
@@ -189,14 +193,17 @@ func (w *storeWatch) check() error {
 		return f
 	}
 	if perr := probeWrite(w.dir); perr != nil {
+		// A probe is cheap: tried again at the next look.
 		f.Cause += "; a test write in the data folder failed too: " + perr.Error()
-		w.later()
 		return f
 	}
 	if rerr := w.emb.RestartJetStream(); rerr != nil {
 		w.logger.Warn("the data folder's disk writes again, but JetStream could not be restarted in process: restart the ledger", "err", rerr)
 		w.later()
 		return f
+	}
+	if w.restarted != nil {
+		w.restarted()
 	}
 	if err := w.emb.StoreFault(); err != nil {
 		f.Cause = err.Error()
@@ -215,8 +222,9 @@ func (w *storeWatch) mended(how string) {
 	w.fault, w.backoff, w.nextTry = nil, 0, time.Time{}
 }
 
-// later puts off the next attempt, twice as long each time, from 1 s to
-// 30 s. The lock is held.
+// later puts off the next restart of JetStream after one that did not
+// mend the store, twice as long each time, from 1 s to 30 s. The lock is
+// held.
 func (w *storeWatch) later() {
 	w.backoff = min(max(2*w.backoff, time.Second), 30*time.Second)
 	w.nextTry = time.Now().Add(w.backoff)

@@ -374,13 +374,24 @@ func (l *Log) appendError(ctx context.Context, key events.Key, expected uint64, 
 	if errors.As(err, &apiErr) {
 		switch apiErr.ErrorCode {
 		case codeWrongLastSequence, codeWrongLastSequenceConstant:
-			seq, ok, rerr := l.stored(ctx, key, expected, batch[0].ID)
+			seq, ok, n, rerr := l.stored(ctx, key, expected, batch[0].ID)
 			if rerr != nil {
 				return fmt.Errorf("jetstream: append %s expecting %d: refused as a conflict (%s), and whether event %s is stored cannot be read: %w",
 					key, expected, apiErr.Description, batch[0].ID, unavailableOrWrap(rerr))
 			}
 			if ok {
 				return fmt.Errorf("jetstream: append %s: %w (event %s is at sequence %d)", key, events.ErrDuplicate, batch[0].ID, seq)
+			}
+			if n == 0 && l.headAtLeast(ctx, key, expected) {
+				// The server's head is past expected, yet nothing after
+				// expected can be read: a write it counted but could not
+				// store (a failed fsync or a full disk leaves it so), or a
+				// replica that has not caught up. Not another writer's
+				// event: deciding the command again would meet the same
+				// refusal. The outcome is unknown; the same events are
+				// sent again once the store answers.
+				return fmt.Errorf("jetstream: append %s expecting %d (outcome unknown: send the same events again): %w: the stream's head is past sequence %d but no event after it can be read (%s): a write the server could not store, or a replica behind",
+					key, expected, events.ErrUnavailable, expected, apiErr.Description)
 			}
 			return fmt.Errorf("jetstream: append %s expecting %d: %w (%s)", key, expected, events.ErrConflict, apiErr.Description)
 		case codeBatchDuplicateMsgID:
@@ -399,18 +410,27 @@ func unavailableOrWrap(err error) error {
 	return fmt.Errorf("%w: %v", events.ErrUnavailable, err)
 }
 
-// stored looks for the event id among key's events after sequence after.
-func (l *Log) stored(ctx context.Context, key events.Key, after uint64, id string) (uint64, bool, error) {
+// headAtLeast tells whether key's head, as the server says it, is at or
+// past seq, or cannot be told (a head behind seq is a caller expecting
+// more than the stream holds: a plain conflict).
+func (l *Log) headAtLeast(ctx context.Context, key events.Key, seq uint64) bool {
+	h, err := l.Head(ctx, key)
+	return err != nil || h >= seq
+}
+
+// stored looks for the event id among key's events after sequence after,
+// and says how many events it read there.
+func (l *Log) stored(ctx context.Context, key events.Key, after uint64, id string) (uint64, bool, int, error) {
 	evs, err := l.Read(ctx, key, after)
 	if err != nil {
-		return 0, false, err
+		return 0, false, 0, err
 	}
 	for _, e := range evs {
 		if e.ID == id {
-			return e.Sequence, true, nil
+			return e.Sequence, true, len(evs), nil
 		}
 	}
-	return 0, false, nil
+	return 0, false, len(evs), nil
 }
 
 func (l *Log) noteAcked(subj string, seq uint64) {
