@@ -156,10 +156,11 @@ func (d noncedDice) Roll(req RollRequest) (Rolled, error) {
 	return r, nil
 }
 
-// TestRollRecordsCommandAndNonce: a digital roll records the command id and
-// the player's nonce its source mixed in; a physical roll, or a nonce that
-// is not 16 to 64 lowercase hex digits with a command id, is an impossible
-// answer, and nothing is decided.
+// TestRollRecordsCommandAndNonce: a digital roll records what its source
+// mixed in: the command id and the player's nonce (v2), or its scheme and
+// the nonce (v3); a physical roll with either, a nonce that is not 16 to 64
+// lowercase hex digits of a v2 or v3 roll, a scheme other than v3, or a
+// command id on a v3 roll is an impossible answer, and nothing is decided.
 func TestRollRecordsCommandAndNonce(t *testing.T) {
 	_, s := seededSetup(t, "", testSeed)
 	order := func() Command {
@@ -172,6 +173,9 @@ func TestRollRecordsCommandAndNonce(t *testing.T) {
 		{Source: SourceDigital, CommandID: "c-1", Nonce: "00112233445566778899AABBCCDDEEFF"},
 		{Source: SourceDigital, CommandID: "c-1", Nonce: "0011"},
 		{Source: SourceDigital, CommandID: "c-1", Nonce: "00112233445566778"},
+		{Source: SourceDigital, Scheme: "ledger-dice-v2", Nonce: "00112233445566778899aabbccddeeff"},
+		{Source: SourceDigital, Scheme: "ledger-dice-v3", CommandID: "c-1", Nonce: "00112233445566778899aabbccddeeff"},
+		{Source: SourcePhysical, EnteredBy: "alice", Scheme: "ledger-dice-v3"},
 	} {
 		if _, err := Decide(s, order(), noncedDice{bad}); !errors.Is(err, ErrBadRoll) {
 			t.Errorf("%+v: %v, want ErrBadRoll", bad, err)
@@ -184,5 +188,10 @@ func TestRollRecordsCommandAndNonce(t *testing.T) {
 	}
 	if got := describeDice(d); !strings.Contains(got, "player's nonce 00112233…") {
 		t.Errorf("description %q does not show the nonce", got)
+	}
+	// By ledger-dice-v3 a roll records its scheme and the nonce, no command id.
+	evs = mustDecide(t, s, order(), noncedDice{Rolled{Source: SourceDigital, Scheme: "ledger-dice-v3", Nonce: "00112233445566778899aabbccddeeff"}})
+	if d := findEvent[*DiceRolled](evs); d == nil || d.Scheme != "ledger-dice-v3" || d.CommandID != "" || d.Nonce != "00112233445566778899aabbccddeeff" {
+		t.Fatalf("dice.rolled by v3 = %+v", d)
 	}
 }
