@@ -223,3 +223,47 @@ func (f grindFigures) docFigures() []string {
 		fmt.Sprintf("6+6 under %d of %d seeds", f.playerReal, f.playerSeeds),
 	}
 }
+
+// TestGrindingCommandIDs replays the attack ledger-dice-v3 closes (issue
+// 25): the umpire who holds the seed of battle c1/grind enters an order
+// for marie, who has no device at the table, so the roll carries no nonce.
+// By ledger-dice-v2 the command id was an input, and the umpire chooses it:
+// it tries ids offline, u-try-1, u-try-2, ..., and sends the first whose
+// 2D6 is 1+1. By v3 the id is not an input: the roll is what the seed, the
+// seeds and the counter give, whatever id the umpire writes, and the
+// derivation refuses an id outright. The figures are docs/dice.md's.
+func TestGrindingCommandIDs(t *testing.T) {
+	seed := Seed(sha256.Sum256([]byte("the umpire's seed of c1/grind")))
+	in := Input{Seed: seed, PlayerSeeds: map[string]string{"marie": grind.marie["marie"], "karl": "said at the table"}, Battle: grind.battle, Period: grind.period}
+	const tries = 200
+	first, seen := 0, map[string]bool{}
+	for i := 1; i <= tries; i++ {
+		v, err := RollV2(in, 1, fmt.Sprintf("u-try-%d", i), nil, 2, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[fmt.Sprint(v)] = true
+		if first == 0 && snakeEyes(v) {
+			first = i
+		}
+	}
+	v3 := map[string]bool{}
+	for i := 1; i <= tries; i++ {
+		v, err := RollV3(in, 1, nil, 2, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v3[fmt.Sprint(v)] = true
+		if _, err := Derive(SchemeV3, in, Draw{Counter: 1, Command: fmt.Sprintf("u-try-%d", i)}, 2, 6); err == nil {
+			t.Fatalf("ledger-dice-v3 took command id u-try-%d", i)
+		}
+	}
+	t.Logf("by v2, %d ids give %d different rolls, the first 1+1 at u-try-%d; by v3, %d", tries, len(seen), first, len(v3))
+	if first == 0 || len(seen) < 10 || len(v3) != 1 {
+		t.Errorf("by v2: %d rolls over %d ids, first 1+1 at %d; by v3: %d rolls", len(seen), tries, first, len(v3))
+	}
+	doc := readDocs(t)
+	if s := fmt.Sprintf("by `ledger-dice-v2` %d ids gave %d different rolls and the first 1+1 at `u-try-%d`", tries, len(seen), first); !strings.Contains(doc, s) {
+		t.Errorf("docs/dice.md does not state %q", s)
+	}
+}
