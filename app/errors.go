@@ -48,6 +48,12 @@ const (
 	KindTooMany Kind = "too_many"
 	// KindDraining is a server shutting down (503).
 	KindDraining Kind = "draining"
+	// KindDamaged is a projection file that cannot be read (a damaged
+	// page, a damaged header): nothing recorded is lost, the file is only
+	// a projection of the log; it is rebuilt from it (`ledger projections
+	// rebuild`, or a restart of serve, which moves it aside). Logged and
+	// said in words (500; `projections verify` exit 4, elsewhere exit 1).
+	KindDamaged Kind = "damaged"
 	// KindInternal is anything else: logged, never shown raw (500, exit 1).
 	KindInternal Kind = "internal"
 )
@@ -199,6 +205,9 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 			out.Code = "disk_full"
 		}
 		out.Message = text(out.Code) + " (" + err.Error() + ")"
+	case errors.Is(err, projections.ErrDamaged):
+		out.Kind, out.Code = KindDamaged, "projection_damaged"
+		out.Message = text("projection_damaged") + " (" + err.Error() + ")"
 	case errors.Is(err, events.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		out.Kind, out.Code, out.RetryAfter = KindUnavailable, "unavailable", retryAfter
 		out.Message = text("unavailable") + " (" + err.Error() + ")"

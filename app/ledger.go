@@ -156,8 +156,11 @@ func (s *Session) fail(err error, vars i18n.Vars) error {
 		return nil
 	}
 	e := Classify(err, s.l.cat, s.lang, vars)
-	if e.Kind == KindInternal {
+	switch e.Kind {
+	case KindInternal:
 		s.l.opts.Logger.Error("app: internal error", "err", err)
+	case KindDamaged:
+		s.l.opts.Logger.Error("app: the projection file is damaged", "err", err)
 	}
 	return e
 }

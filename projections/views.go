@@ -9,6 +9,11 @@ import (
 // battle it does not hold.
 var ErrNotFound = errors.New("projections: not found")
 
+// ErrDamaged is a projection file that cannot be read (a damaged page, a
+// damaged header): it is only a projection of the log, and is rebuilt from
+// it. The door names it in words (app.Classify), not as an internal error.
+var ErrDamaged = errors.New("projections: the projection file is damaged")
+
 // ErrStorage is a projection whose file cannot be written now: its disk is
 // full or failed a write. Nothing was applied; the same batch applies once
 // the disk takes writes again, so a follower waits and tries again rather

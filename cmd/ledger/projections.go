@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/clubledger/ledger/app"
+	"github.com/clubledger/ledger/i18n"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/sqlite"
 )
@@ -212,7 +213,7 @@ deterministic: rebuild it (ledger projections rebuild) and report a bug.`,
 				bar.finish()
 			}
 			if err != nil {
-				return err
+				return damagedCheck(err, c.lang())
 			}
 			if c.output == "json" {
 				if err := writeJSON(c.stdout, struct {
@@ -239,9 +240,38 @@ deterministic: rebuild it (ledger projections rebuild) and report a bug.`,
 			if c.output != "json" {
 				fmt.Fprintf(c.stdout, "\n%s\n", w.t("projections.equal", "checkpoint", v.Checkpoint, "n", v.Tables))
 			}
+			if d := a.damagedAtOpen(); d != nil && c.shared == nil {
+				// This command's own open found the file damaged (SQLite's
+				// quick check), moved it aside and rebuilt it: what was
+				// to be verified failed, though the rebuilt one is sound.
+				return &checkError{msg: w.t("projections.damaged", "db", d.Path, "reason", d.Reason, "moved", d.MovedTo, "checkpoint", v.Checkpoint)}
+			}
 			return nil
 		},
 	}
+}
+
+// damagedCheck makes a damaged projection file, found by verify here or
+// named by the server's door, a failed check (exit 4) in words; other
+// errors pass as they are.
+func damagedCheck(err error, lang string) error {
+	var ae *app.Error
+	if errors.As(err, &ae) && ae.Kind == app.KindDamaged {
+		return &checkError{msg: ae.Message}
+	}
+	if errors.Is(err, projections.ErrDamaged) {
+		return &checkError{msg: app.Classify(err, messages(), lang, i18n.Vars{}).Message}
+	}
+	return err
+}
+
+// damagedAtOpen is what opening the projection did with a damaged file,
+// nil when it was sound or the server has it (a == nil).
+func (a *App) damagedAtOpen() *sqlite.Damaged {
+	if a == nil {
+		return nil
+	}
+	return a.DB.Damaged()
 }
 
 // progressReporter shows a long run's progress: a bar with the count, the

@@ -29,6 +29,12 @@ type TableDigest struct {
 // Digest summarises every table so that two databases can be compared
 // table by table without holding them in memory.
 func (d *DB) Digest(ctx context.Context) ([]TableDigest, error) {
+	// A damaged page of a table the digest reads is an error of SQLite's
+	// there; one of an index, or one the connection has in its cache, is
+	// not: the quick check, on the file as it is, finds every one.
+	if err := d.Check(ctx); err != nil {
+		return nil, err
+	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	out := make([]TableDigest, 0, len(Tables))

@@ -71,7 +71,8 @@ type Options struct {
 	// other (Stopped). Nil applies every event, as before signing.
 	Keys *events.Keyring
 	// MoveDamaged: a file that cannot be read (cut short, a damaged
-	// header, not a database) is moved aside and an empty one made in its
+	// header, not a database, a damaged page that SQLite's quick check
+	// finds) is moved aside and an empty one made in its
 	// place, to be rebuilt from the log; DB.Damaged says what happened.
 	// Without it such a file fails with a *DamagedError.
 	MoveDamaged bool
@@ -97,7 +98,9 @@ func OpenWith(path string, opts Options) (*DB, error) {
 // aside: Options.MoveDamaged), or nil when the file was sound.
 func (d *DB) Damaged() *Damaged { return d.damaged }
 
-// openFile opens the file and brings its schema up to date.
+// openFile opens the file, checks it with SQLite's quick check (a damaged
+// page is a *DamagedError, before anything is written to it) and brings its
+// schema up to date.
 func openFile(path string) (*sql.DB, error) {
 	dsn := "file:" + path + "?_journal_mode=WAL&_foreign_keys=on&_synchronous=NORMAL&_busy_timeout=10000&_txlock=immediate"
 	db, err := sql.Open("sqlite3", dsn)
@@ -107,6 +110,14 @@ func openFile(path string) (*sql.DB, error) {
 	// One writer: SQLite serialises writes anyway, and one connection keeps
 	// the batch transaction and its reads consistent.
 	db.SetMaxOpenConns(1)
+	reason, err := quickCheck(context.Background(), db)
+	if err == nil && reason != "" {
+		err = &DamagedError{Path: path, Reason: reason}
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := migrate(context.Background(), db); err != nil {
 		db.Close()
 		return nil, err
