@@ -377,7 +377,7 @@ func (s *Session) Dice(ctx context.Context, key events.Key) (DiceChart, error) {
 // export. Source: the log.
 func (s *Session) Audit(ctx context.Context, key events.Key, opt AuditOptions) (*audit.Report, error) {
 	if opt.Head != "" && !isHeadHash(opt.Head) {
-		return nil, s.fail(invalid("head %.80q is not a head hash: 64 hexadecimal digits, 0-9 and a-f", opt.Head), noVars)
+		return nil, s.fail(invalid("head %.80q is not a head hash: 16 to 64 hexadecimal digits, 0-9 and a-f (a hash, or its first digits as ledger log prints them)", opt.Head), noVars)
 	}
 	p, evs, err := s.battleEvents(ctx, key)
 	if err != nil {
@@ -406,10 +406,11 @@ func (s *Session) Audit(ctx context.Context, key events.Key, opt AuditOptions) (
 	return audit.Verify(evs, ao), nil
 }
 
-// isHeadHash says whether h is written as an event's hash is: 64 lowercase
-// hexadecimal digits (docs/openapi.yaml's pattern for ?head=).
+// isHeadHash says whether h is written as an event's hash, or the start of
+// one, is: 16 to 64 lowercase hexadecimal digits (docs/audit.md: a kept head
+// has at least 16; docs/openapi.yaml's pattern for ?head=).
 func isHeadHash(h string) bool {
-	if len(h) != 64 {
+	if len(h) < 16 || len(h) > 64 {
 		return false
 	}
 	for _, c := range h {
