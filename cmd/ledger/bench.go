@@ -152,6 +152,10 @@ ledger (--parts chooses; all by default):
             under 20 ms)
   audit     that battle audited through the door, against the raw read
             of its stream
+  memory    the process's resident memory and heap while one battle
+            grows to --memory-events events, then while --memory-battles
+            new battles are touched once each (target under 200 MiB for
+            both, flat once the caches are full)
   startup   the log filled to --events events (synthetic battles, most
             ended), the projection current; ledger serve (Serve) started
             --starts times, each until its first answer (target under 2 s)
@@ -214,6 +218,8 @@ docs/performance.md records figures and how to read them.`,
 	f.DurationVar(&lo.Pace, "pace", 0, "with --league: each table's pause between its commands, give or take half (0: time fully compressed)")
 	f.DurationVar(&lo.LimitFor, "limit-for", 2*time.Second, "with --league: how long each measurement of the log's raw appends lasts")
 	f.IntVar(&lo.TimelineEvents, "timeline-events", 2000, "with --league: events of the battle whose timeline is shown")
+	f.Uint64Var(&lo.MemoryEvents, "memory-events", 50000, "with --league: events of the battle the memory part grows")
+	f.IntVar(&lo.MemoryBattles, "memory-battles", 1000, "with --league: battles the memory part touches once")
 	f.IntVar(&lo.Samples, "samples", 500, "with --league: events of it shown, at random")
 	f.IntVar(&lo.Hot, "hot", 200, "with --league: live subscribers on the busiest battle")
 	f.IntVar(&lo.Others, "others", 50, "with --league: other battles followed live")

@@ -22,7 +22,7 @@ import (
 // one ledger (docs/performance.md).
 
 // leagueParts are the parts of a league run, in the order they run.
-var leagueParts = []string{"load", "timeline", "audit", "startup", "live", "rebuild"}
+var leagueParts = []string{"load", "timeline", "audit", "memory", "startup", "live", "rebuild"}
 
 // leagueOptions are the sizes of a league run.
 type leagueOptions struct {
@@ -38,6 +38,9 @@ type leagueOptions struct {
 	Hot, Others, PerOther int           // live subscribers
 	LiveCommands          int           // commands each followed battle plays
 	LivePace              time.Duration // a followed table's pause between commands
+
+	MemoryEvents  uint64 // events of the battle the memory part grows
+	MemoryBattles int    // battles the memory part touches once
 
 	Events int // the log's length for start-up and rebuild
 	Starts int // start-ups timed
@@ -58,6 +61,7 @@ type leagueResult struct {
 	Load     *loadResult     `json:"load,omitempty"`
 	Timeline *timelineResult `json:"timeline,omitempty"`
 	Audit    *auditResult    `json:"audit,omitempty"`
+	Memory   *memoryResult   `json:"memory,omitempty"`
 	Startup  *startupResult  `json:"startup,omitempty"`
 	Live     *liveResult     `json:"live,omitempty"`
 	Rebuild  *leagueRebuild  `json:"rebuild,omitempty"`
@@ -106,6 +110,8 @@ func (o leagueOptions) validate() error {
 		return usagef("bench: --timeline-events at least 10, --samples at least 1")
 	case o.Hot < 1 || o.Others < 0 || o.PerOther < 1 || o.LiveCommands < 1:
 		return usagef("bench: --hot, --per-other and --live-commands at least 1")
+	case o.MemoryEvents < 10 || o.MemoryBattles < 1:
+		return usagef("bench: --memory-events at least 10, --memory-battles at least 1")
 	case o.Events < 1000 || o.Starts < 1 || o.Batch < 1 || o.Rounds < 1:
 		return usagef("bench: --events at least 1000; --starts, --batch and --rounds at least 1")
 	case o.LimitFor <= 0 || o.Pace < 0 || o.LivePace < 0:
@@ -196,6 +202,11 @@ func runLeague(ctx context.Context, base config.Config, o leagueOptions, entropy
 			if res.Audit, err = runAudit(ctx, viewer, a.Log, key, max(3, o.Rounds)); err != nil {
 				return res, err
 			}
+		}
+	}
+	if o.Parts["memory"] {
+		if res.Memory, err = runMemory(ctx, a, o, tag, progress); err != nil {
+			return res, err
 		}
 	}
 	var st startupResult
@@ -345,6 +356,9 @@ func printLeague(w io.Writer, r leagueResult) error {
 		fmt.Fprintf(tw, "\naudit: the same battle, %d events, best of %d rounds\n", a.Events, a.Rounds)
 		fmt.Fprintf(tw, "  audited (through the door)\t%.0f events/s\taudit / raw read %.2f\n", a.AuditPerSec, a.Ratio)
 		fmt.Fprintf(tw, "  raw read of the stream (the limit)\t%.0f events/s\t\n", a.RawReadPerSec)
+	}
+	if m := r.Memory; m != nil {
+		printMemory(tw, m)
 	}
 	if s := r.Startup; s != nil {
 		fmt.Fprintf(tw, "\nstart-up: `ledger serve` on %d events, projection current (fill %.0f s, catch-up %.1f s)\n", s.Events, s.FillSeconds, s.CatchUpSeconds)
