@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sort"
 	"time"
@@ -266,12 +267,24 @@ func (s *Session) battleEvents(ctx context.Context, key events.Key) (campaign.Pr
 	if err != nil {
 		return p, nil, err
 	}
+	// The stream leader's head first: a replica that lags (one just
+	// restarted after a leader change) would otherwise serve a prefix of
+	// the battle as if it were all of it; the log reads what the replica
+	// lacks from the leader, and a read that still ends short is refused.
+	head, err := s.l.opts.Log.Head(ctx, key)
+	if err != nil {
+		return p, nil, err
+	}
 	evs, err := s.l.opts.Log.Read(ctx, key, 0)
 	if err != nil {
 		return p, nil, err
 	}
 	if len(evs) == 0 {
 		return p, nil, notFound("no battle %s", key)
+	}
+	if last := evs[len(evs)-1].Sequence; last < head {
+		return p, nil, fmt.Errorf("%w: read %s up to log sequence %d, but the stream's leader holds it up to %d: a replica behind; ask again in a moment",
+			events.ErrUnavailable, key, last, head)
 	}
 	return p, evs, nil
 }
