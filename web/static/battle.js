@@ -442,7 +442,8 @@ function drawDice(box, d) {
   if (!d.people.length) return fill(box, el("p", { class: "muted", text: t("battle.dice_none") }));
   fill(box, el("p", { class: "dice-key" }, el("span", { class: "sw digital" }), " " + t("page.dice.digital") + "  ",
     el("span", { class: "sw physical" }), " " + t("page.dice.physical")),
-  ...d.people.map(p => diceChart(p, t("page.dice.split", { physical: p.physical, digital: p.digital }))));
+  ...d.people.map(p => diceChart(p, t("page.dice.split", { physical: p.physical, digital: p.digital }) +
+    (p.for ? " · " + t("page.dice.entered_for", { by: p.person, for: p.for }) : ""))));
 }
 
 // diceChart draws one person's faces of one die size: a bar per face (the
