@@ -85,7 +85,8 @@ func traced(pid int) bool {
 // refused as a failed disk, never a false "conflict"; once fsync works
 // again, commands are accepted without a restart, the same-id retry of a
 // command whose outcome was unknown is recorded once, and every command
-// answered 201 is in the log exactly once.
+// answered 201 is in the log exactly once, also after the process is then
+// killed and started again.
 func TestServeFailedFsyncRecovers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts ledger serve as a process and traces it")
@@ -167,33 +168,51 @@ func TestServeFailedFsyncRecovers(t *testing.T) {
 		acked[id] = true
 	}
 
-	req, _ := http.NewRequest("GET", sp.url+"/api/campaigns/club/events", nil)
-	req.Header.Set("Authorization", "Bearer "+testAdminToken)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var evs struct {
-		Events []struct {
-			CommandID string `json:"command_id"`
-		} `json:"events"`
-	}
-	if err := json.NewDecoder(res.Body).Decode(&evs); err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]int{}
-	for _, e := range evs.Events {
-		seen[e.CommandID]++
-	}
-	for id := range acked {
-		if seen[id] != 1 {
-			t.Errorf("acknowledged command %s is in the log %d times", id, seen[id])
+	checkOnce := func(url string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", url+"/api/campaigns/club/events", nil)
+		req.Header.Set("Authorization", "Bearer "+testAdminToken)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var evs struct {
+			Events []struct {
+				CommandID string `json:"command_id"`
+			} `json:"events"`
+		}
+		if err := json.NewDecoder(res.Body).Decode(&evs); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for _, e := range evs.Events {
+			seen[e.CommandID]++
+		}
+		for id := range acked {
+			if seen[id] != 1 {
+				t.Errorf("acknowledged command %s is in the log %d times", id, seen[id])
+			}
+		}
+		for id, n := range seen {
+			if !acked[id] {
+				t.Errorf("command %s, never acknowledged, is in the log %d times", id, n)
+			}
 		}
 	}
-	for id, n := range seen {
-		if !acked[id] {
-			t.Errorf("command %s, never acknowledged, is in the log %d times", id, n)
-		}
+	checkOnce(sp.url)
+
+	// Then the machine dies (kill -9: nothing flushed at exit) and the
+	// ledger starts again on the same folder: every acknowledged command
+	// is there once, and it takes commands.
+	if err := sp.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = sp.cmd.Wait()
+	sp2 := startServe(t, data)
+	checkOnce(sp2.url)
+	if code, body := httpCommand(t, sp2.url, "/api/campaigns/club/commands/player.add",
+		map[string]any{"id": "restarted", "command": map[string]string{"player": "p-restarted", "role": "reader"}}); code != 201 {
+		t.Errorf("after the restart: %d %v", code, body)
 	}
 }
