@@ -40,15 +40,6 @@ type Setting struct {
 	Flags *TurnFlags `json:"flags,omitempty"`
 }
 
-func (t Setting) clone() Setting {
-	c := Setting{Restore: t.Restore.clone()}
-	if t.Flags != nil {
-		f := *t.Flags
-		c.Flags = &f
-	}
-	return c
-}
-
 func (t Setting) empty() bool { return t.Restore.empty() && t.Flags == nil }
 
 // OrderCorrected is order.corrected: an order resolved again by the rules'

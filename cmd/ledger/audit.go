@@ -373,10 +373,3 @@ func outcomeLabel(o audit.OutcomeStats, wd words) string {
 	}
 	return wd.term("outcome", o.Outcome)
 }
-
-func pluralize(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

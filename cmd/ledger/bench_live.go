@@ -98,7 +98,7 @@ func (s *subscriber) follow(ctx context.Context, hc *http.Client, url string, re
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 			return err
 		}
 		s.mu.Lock()

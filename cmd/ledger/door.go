@@ -311,15 +311,6 @@ func (l *ownerOnly) Accept() (net.Conn, error) {
 	}
 }
 
-// holderPID reads the pid a lock file names, or 0.
-func holderPID(holder string) int {
-	var pid int
-	if _, err := fmt.Sscanf(holder, "pid %d", &pid); err != nil {
-		return 0
-	}
-	return pid
-}
-
 // writeHolder writes into a lock file it holds what holds it: this
 // process, doing what, since when.
 func writeHolder(f *os.File, what string) {

@@ -151,13 +151,6 @@ func (c *cli) printReview(rv app.Review) error {
 	return nil
 }
 
-func actorOf(e app.EventView) string {
-	if e.OnBehalfOf != "" {
-		return e.Actor + " for " + e.OnBehalfOf
-	}
-	return e.Actor
-}
-
 // printRescores says, under the standings' battles, each battle scored
 // again after a correction and what that changed in the campaign.
 func (c *cli) printRescores(battles []campaign.BattleResult) {

@@ -152,16 +152,6 @@ func (c *cli) exit(err error) int {
 	return exitError
 }
 
-// word is a catalogue text in the configured language, or def in English
-// when the catalogue has none.
-func (c *cli) word(key, def string) string {
-	w := c.words()
-	if t := w.cat.Text(w.lang, key); t != key {
-		return t
-	}
-	return def
-}
-
 // isUsage recognises cobra's own usage errors.
 func isUsage(err error) bool {
 	m := err.Error()

@@ -134,7 +134,6 @@ type stream struct {
 	key     events.Key
 	last    *events.Envelope
 	pending []events.Envelope
-	version uint64
 }
 
 type battle struct {
