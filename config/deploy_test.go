@@ -476,6 +476,8 @@ var permissionMatrix = []struct {
 	{"ledger", "pub", "$JS.API.CONSUMER.CREATE.LEDGER.c.ledger.>", true},
 	{"ledger", "pub", "$JS.API.CONSUMER.MSG.NEXT.LEDGER.c", true},
 	{"ledger", "pub", "$JS.API.CONSUMER.DELETE.LEDGER.c", true},
+	{"ledger", "pub", "$JS.API.CONSUMER.LIST.LEDGER", true},
+	{"ledger", "pub", "$JS.API.CONSUMER.DURABLE.CREATE.LEDGER.c", false},
 	{"ledger", "pub", "$JS.API.STREAM.CREATE.KV_LEDGER_SEALED", true},
 	{"ledger", "pub", "$JS.API.DIRECT.GET.KV_LEDGER_SEALED.$KV.LEDGER_SEALED.seed", true},
 	{"ledger", "pub", "$JS.API.STREAM.MSG.GET.KV_LEDGER_SEALED", true},
@@ -523,6 +525,9 @@ var permissionMatrix = []struct {
 	{"tools", "pub", "$JS.API.STREAM.PURGE.LEDGER", false},
 	{"tools", "pub", "$JS.API.STREAM.MSG.DELETE.LEDGER", false},
 	{"tools", "pub", "$JS.API.CONSUMER.DELETE.LEDGER.c", false},
+	// The legacy durable create (issue 25, item 6: no consumer that stays;
+	// a named create is the stream's consumer limit's to bound).
+	{"tools", "pub", "$JS.API.CONSUMER.DURABLE.CREATE.LEDGER.c", false},
 	{"tools", "pub", "$JS.API.STREAM.NAMES", false},
 	{"tools", "pub", "$JS.API.STREAM.LIST", false},
 	{"tools", "pub", "$JS.API.CONSUMER.NAMES.KV_LEDGER_SEALED", false},
@@ -538,6 +543,13 @@ var permissionMatrix = []struct {
 	{"admin", "pub", "$JS.API.STREAM.CREATE.KV_LEDGER_SEALED", true},
 	{"admin", "pub", "$JS.API.STREAM.UPDATE.KV_LEDGER_SEALED", true},
 	{"admin", "sub", "_INBOX_admin.abc", true},
+	// ... and removes the consumers the guard names (none deletes an event).
+	{"admin", "pub", "$JS.API.CONSUMER.LIST.LEDGER", true},
+	{"admin", "pub", "$JS.API.CONSUMER.INFO.LEDGER.c", true},
+	{"admin", "pub", "$JS.API.CONSUMER.DELETE.LEDGER.c", true},
+	{"admin", "pub", "$JS.API.CONSUMER.CREATE.LEDGER", false},
+	{"admin", "pub", "$JS.API.CONSUMER.CREATE.LEDGER.c", false},
+	{"admin", "pub", "$JS.API.CONSUMER.DURABLE.CREATE.LEDGER.c", false},
 	{"admin", "pub", "ledger.battle.c1.b1", false},
 	{"admin", "pub", "$KV.LEDGER_SEALED.seed", false},
 	{"admin", "pub", "$JS.API.DIRECT.GET.LEDGER", false},

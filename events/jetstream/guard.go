@@ -134,7 +134,11 @@ func retryUnavailable(ctx context.Context, wait, timeout time.Duration, f func(c
 // stream and returns, in words, every way either differs from what the
 // ledger needs (deny delete and purge, no roll-up, no limit of age, count,
 // size or messages per subject, no message TTL, file storage, at least the
-// configured replicas), or that one is missing. No finding: nil. It is
+// configured replicas), or that one is missing, and names every lasting
+// consumer on either that the ledger did not make (a durable one, or one
+// kept longer than MaxConsumerIdle after its last use), with the command
+// that removes it. Open and OpenVault check the configurations only: a
+// consumer cannot remove an event, so none stops the ledger. No finding: nil. It is
 // what Open and OpenVault check before they run, for `ledger audit` to
 // report too. An error means the configurations could not be read
 // (events.ErrUnavailable when the server does not answer).
@@ -170,8 +174,62 @@ func Check(ctx context.Context, js natsjs.JetStream, cfg Config, vcfg VaultConfi
 			return nil, fmt.Errorf("jetstream: check %s %s: %w", s.what, s.sc.Name, err)
 		}
 		findings = append(findings, checkStream(s.what, info.Config, s.sc)...)
+		if want, got := s.sc.ConsumerLimits.InactiveThreshold, info.Config.ConsumerLimits.InactiveThreshold; want > 0 && (got <= 0 || got > want) {
+			findings = append(findings, fmt.Sprintf("%s %s: consumer_limits.inactive_threshold is %s, so a consumer can be kept on the stream for ever (the ledger needs %s: as the administrator, bring the configuration up to date, docs/deploy.md)", s.what, s.sc.Name, got, want))
+		}
+		var cf []string
+		err = retryUnavailable(ctx, cfg.openWait(), timeout, func(ctx context.Context) error {
+			var err error
+			cf, err = checkConsumers(ctx, js, s.what, s.sc.Name)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("jetstream: check the consumers of %s %s (the user needs $JS.API.CONSUMER.LIST.%s, config/nats/accounts.conf): %w", s.what, s.sc.Name, s.sc.Name, err)
+		}
+		findings = append(findings, cf...)
 	}
 	return findings, nil
+}
+
+// ConsumerIdle is the ledger stream's consumer limit: the server drops
+// every consumer on it, durable or not, this long after its last use, and
+// refuses one asking to be kept longer. The ledger's own consumers are
+// ordered ones, which ask for 5 minutes (nats.go's default); `nats stream
+// view` asks for an hour.
+const ConsumerIdle = time.Hour
+
+// checkConsumers names, in words, every consumer on the stream that
+// lasts, which the ledger never makes: a durable one kept for ever (no
+// inactive threshold) or one kept longer than ConsumerIdle after its last
+// use. The stream's consumer limit makes the server refuse both; one made
+// before the limit was set, or while it was lifted, stays. It cannot remove
+// an event (the stream keeps every message whatever its consumers do), but
+// only the administrator can remove it: each finding says how.
+func checkConsumers(ctx context.Context, js natsjs.JetStream, what, stream string) ([]string, error) {
+	st, err := js.Stream(ctx, stream)
+	if err != nil {
+		return nil, err
+	}
+	var f []string
+	l := st.ListConsumers(ctx)
+	for ci := range l.Info() {
+		c := ci.Config
+		var why string
+		switch {
+		case c.InactiveThreshold <= 0:
+			why = "is durable and kept for ever"
+		case c.InactiveThreshold > ConsumerIdle:
+			why = fmt.Sprintf("is kept %s after its last use (the limit is %s)", c.InactiveThreshold, ConsumerIdle)
+		default:
+			continue
+		}
+		f = append(f, fmt.Sprintf("%s %s: consumer %s %s; the ledger makes none such (its own are ordered consumers, dropped minutes after their last use): someone else made it, and it stays on the stream. It removes no event, but find out who made it and remove it as the administrator: nats --user %s --inbox-prefix %s consumer rm %s %s -f",
+			what, stream, ci.Name, why, UserAdmin, AdminInboxPrefix, stream, ci.Name))
+	}
+	if err := l.Err(); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // Provision creates the ledger stream and the vault's stream, or brings
@@ -238,6 +296,10 @@ func Provision(ctx context.Context, js natsjs.JetStream, cfg Config, vcfg VaultC
 			return err
 		})
 		if err != nil {
+			if strings.Contains(err.Error(), "violates consumers") {
+				// A consumer kept longer than the new consumer limit.
+				return changes, fmt.Errorf("jetstream: provision: update %s %s: %w; these consumers are kept longer than %s after their last use, which the stream no longer allows: remove them as the administrator (nats --user %s --inbox-prefix %s consumer rm %s <name> -f; no event goes with them) and start again", what, want.Name, err, want.ConsumerLimits.InactiveThreshold, UserAdmin, AdminInboxPrefix, want.Name)
+			}
 			return changes, fmt.Errorf("jetstream: provision: update %s %s: %w", what, want.Name, err)
 		}
 		if preGuardVault {
@@ -260,5 +322,5 @@ func needsUpdate(got, want natsjs.StreamConfig) bool {
 		got.AllowAtomicPublish != want.AllowAtomicPublish || got.DenyDelete != want.DenyDelete ||
 		got.DenyPurge != want.DenyPurge || got.AllowRollup != want.AllowRollup ||
 		got.MaxMsgsPerSubject != want.MaxMsgsPerSubject || got.MaxMsgSize != want.MaxMsgSize ||
-		got.Discard != want.Discard
+		got.Discard != want.Discard || got.ConsumerLimits != want.ConsumerLimits
 }

@@ -142,7 +142,7 @@ func (c Config) withDefaults() (Config, error) {
 
 // StreamConfig returns the JetStream configuration of the ledger stream:
 // append-only (no delete, no purge), kept forever, atomic batches and
-// direct gets allowed.
+// direct gets allowed, no consumer kept longer than ConsumerIdle unused.
 func (c Config) StreamConfig() (natsjs.StreamConfig, error) {
 	c, err := c.withDefaults()
 	if err != nil {
@@ -166,6 +166,10 @@ func (c Config) StreamConfig() (natsjs.StreamConfig, error) {
 		DenyPurge:          true,
 		AllowAtomicPublish: true,
 		AllowDirect:        true,
+		// No consumer stays on the stream for ever, whoever made it: the
+		// server drops every one, durable or not, ConsumerIdle after its
+		// last use, and refuses one that asks for longer (issue 25, item 6).
+		ConsumerLimits: natsjs.StreamConsumerLimits{InactiveThreshold: ConsumerIdle},
 	}, nil
 }
 

@@ -198,7 +198,21 @@ func Attacks(tb testing.TB, cfg jetstream.Config, vcfg jetstream.VaultConfig, va
 		{Name: "delete the vault", Subject: "$JS.API.STREAM.DELETE." + vsc.Name, Body: []byte(`{}`)},
 		{Name: "update the vault to one message per name", Subject: "$JS.API.STREAM.UPDATE." + vsc.Name, Body: js(vlimited)},
 		{Name: "roll a sealed value up (a KV purge)", Subject: vsubj, Header: rollup, Body: nil},
+		// A consumer that stays on the stream for ever, which only the
+		// administrator could remove (issue 25, item 6): the legacy durable
+		// create, a durable name on the unnamed create, and a consumer asking
+		// to be kept a day after its last use (the stream's limit is an hour).
+		{Name: "create a durable consumer (durable create)", Subject: "$JS.API.CONSUMER.DURABLE.CREATE." + sc.Name + ".intruder", Body: durable(sc.Name, "intruder", "")},
+		{Name: "create a durable consumer (unnamed create)", Subject: "$JS.API.CONSUMER.CREATE." + sc.Name, Body: durable(sc.Name, "intruder", "")},
+		{Name: "create a durable consumer kept a day (named create)", Subject: "$JS.API.CONSUMER.CREATE." + sc.Name + ".intruder", Body: durable(sc.Name, "intruder", `,"inactive_threshold":86400000000000`)},
+		{Name: "create a consumer kept a day (named create)", Subject: "$JS.API.CONSUMER.CREATE." + sc.Name + ".lingerer", Body: []byte(`{"stream_name":"` + sc.Name + `","config":{"name":"lingerer","ack_policy":"none","deliver_policy":"all","inactive_threshold":86400000000000}}`)},
 	}
+}
+
+// durable is the body of a request creating the durable consumer name on
+// stream, with more fields of its configuration (",..." or "").
+func durable(stream, name, more string) []byte {
+	return []byte(`{"stream_name":"` + stream + `","config":{"durable_name":"` + name + `","ack_policy":"explicit","deliver_policy":"all"` + more + `}}`)
 }
 
 // Replay tries every attack as a and fails the test for each one the
