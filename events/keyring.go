@@ -134,13 +134,24 @@ type Authorship struct {
 	Key string `json:"key,omitempty"`
 	// Legacy marks an unsigned event stored before the ledger signed.
 	Legacy bool `json:"legacy,omitempty"`
+	// Imported marks a key that is not this ledger's: another ledger's,
+	// trusted only for the battles imported from it (TrustedKey.Streams).
+	Imported bool `json:"imported,omitempty"`
 }
 
-// String says it in a few words: "signed 3f9a1c0b7d2e4a68" or "unsigned
-// (before signing)".
+// ImportedSuffix follows "signed <fingerprint>" in Authorship.String for an
+// event signed by another ledger's key (an imported battle).
+const ImportedSuffix = " (another ledger's key: an imported battle)"
+
+// String says it in a few words: "signed 3f9a1c0b7d2e4a68", "signed
+// 3f9a1c0b7d2e4a68 (another ledger's key: an imported battle)" or
+// "unsigned (before signing)".
 func (a Authorship) String() string {
 	if a.Key == "" {
 		return "unsigned (before signing)"
+	}
+	if a.Imported {
+		return "signed " + Fingerprint(a.Key) + ImportedSuffix
 	}
 	return "signed " + Fingerprint(a.Key)
 }
@@ -179,7 +190,7 @@ func (k *Keyring) Admit(e *Envelope, v Verified) (Authorship, error) {
 	if t.RetiredAt > 0 && e.Sequence > t.RetiredAt && e.Type != KeyChangedType {
 		return fail("it is signed by key %s, which was replaced at log sequence %d", Fingerprint(v.Key), t.RetiredAt)
 	}
-	return Authorship{Key: v.Key}, nil
+	return Authorship{Key: v.Key, Imported: len(t.Streams) > 0}, nil
 }
 
 // Verified is a stored event's signature as VerifySignature found it.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -131,7 +132,12 @@ func (c *cli) logCommand() *cobra.Command {
 				if page.Chain == app.ChainIntact {
 					fmt.Fprintf(c.stdout, "\n%s\n", w.t("log.intact", "n", page.Last, "head", page.Head))
 				}
+				own, imported, keys := importedSigners(page.Events)
 				switch {
+				case page.Signatures == app.SignaturesHold && imported > 0:
+					// Not "signed by the ledger": a battle imported from
+					// another ledger is signed by that ledger's key.
+					fmt.Fprintln(c.stdout, w.t("log.signatures_imported", "n", imported, "keys", strings.Join(keys, ", "), "own", own))
 				case page.Signatures == app.SignaturesHold && page.Unsigned == 0:
 					fmt.Fprintln(c.stdout, w.t("log.signatures_hold"))
 				case page.Signatures == app.SignaturesHold && page.Unsigned == int(page.Last):
@@ -161,11 +167,35 @@ func (c *cli) logCommand() *cobra.Command {
 	return cmd
 }
 
-// signedShort is the SIGNED column: the key's fingerprint, "unsigned" for
-// an event from before signing, "NOT THE LEDGER'S" for a forgery (the
+// importedSigners counts the events signed by this ledger's keys (own) and
+// by another ledger's (imported: a battle imported from it), with the
+// fingerprints of the latter in order of first use.
+func importedSigners(evs []app.EventView) (own, imported int, keys []string) {
+	for _, e := range evs {
+		fp, ok := strings.CutPrefix(e.Signed, "signed ")
+		if !ok {
+			continue
+		}
+		if fp, ok = strings.CutSuffix(fp, events.ImportedSuffix); !ok {
+			own++
+			continue
+		}
+		imported++
+		if !slices.Contains(keys, fp) {
+			keys = append(keys, fp)
+		}
+	}
+	return own, imported, keys
+}
+
+// signedShort is the SIGNED column: the key's fingerprint, followed by
+// "(imported)" for another ledger's key (an imported battle), "unsigned"
+// for an event from before signing, "NOT THE LEDGER'S" for a forgery (the
 // reason follows under the table).
 func signedShort(s string, w words) string {
 	switch {
+	case strings.HasPrefix(s, "signed ") && strings.HasSuffix(s, events.ImportedSuffix):
+		return strings.TrimSuffix(strings.TrimPrefix(s, "signed "), events.ImportedSuffix) + " " + w.t("log.imported_key")
 	case strings.HasPrefix(s, "signed "):
 		return strings.TrimPrefix(s, "signed ")
 	case strings.HasPrefix(s, "unsigned"):
