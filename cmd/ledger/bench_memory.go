@@ -87,7 +87,9 @@ func runMemory(ctx context.Context, a *App, o leagueOptions, tag string, progres
 		}
 		version = r.Events[len(r.Events)-1].Version
 		if version >= next {
-			res.Long = append(res.Long, measureMemory(version))
+			m := measureMemory(version)
+			res.Long = append(res.Long, m)
+			fmt.Fprintf(progress, "bench: memory at %d events: RSS %.0f MiB, heap %.0f MiB\n", m.At, m.RSSMiB, m.HeapMiB)
 			next += step
 		}
 	}
@@ -115,7 +117,9 @@ func runMemory(ctx context.Context, a *App, o leagueOptions, tag string, progres
 			}
 		}
 		if (i+1)%bstep == 0 {
-			res.Touched = append(res.Touched, measureMemory(uint64(i+1)))
+			m := measureMemory(uint64(i + 1))
+			res.Touched = append(res.Touched, m)
+			fmt.Fprintf(progress, "bench: memory at %d battles touched: RSS %.0f MiB, heap %.0f MiB\n", m.At, m.RSSMiB, m.HeapMiB)
 		}
 	}
 	res.CachedStreams = a.Service.Cached()
