@@ -24,6 +24,7 @@
 package keys
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -130,7 +131,7 @@ func Load(path string) (*Keys, error) {
 		return nil, fmt.Errorf("keys: %s is a folder, not a key file", path)
 	}
 	if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("keys: %s may be read or written by others than its owner (mode %04o): run chmod 600 %s, and if others could read it, rotate the signing key", path, st.Mode().Perm(), path)
+		return nil, fmt.Errorf("keys: %s may be read or written by others than its owner (mode %04o): run chmod 600 %s, and if others could read it, rotate the signing key with ledger keys rotate (docs/audit.md, \"A key change\")", path, st.Mode().Perm(), path)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -251,6 +252,74 @@ func (k *Keys) Rotate(retiredAt uint64, random io.Reader) (old *events.Signer, n
 		return nil, nil, err
 	}
 	return k.Signer, next, nil
+}
+
+// NextPath is where a rotation keeps the new signing key's seed (hex,
+// owner-only) between recording the key change in the log and writing the
+// key file: a rotation interrupted between the two records the same key
+// when run again.
+func (k *Keys) NextPath() string { return k.Path + ".next" }
+
+// Next returns the signing key a rotation moves to: the one an interrupted
+// rotation left in NextPath, else a fresh one (from random; crypto/rand
+// when nil), written there first.
+func (k *Keys) Next(random io.Reader) (*events.Signer, error) {
+	path := k.NextPath()
+	raw, err := os.ReadFile(path)
+	if err == nil {
+		if st, err := os.Stat(path); err != nil || (runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0) {
+			return nil, fmt.Errorf("keys: %s may be read by others than its owner: delete it (no key change was recorded with it yet unless ledger keys rotate said so) and run ledger keys rotate again", path)
+		}
+		seed, err := hex.DecodeString(string(trimSpace(raw)))
+		if err != nil || len(seed) != ed25519.SeedSize {
+			return nil, fmt.Errorf("keys: %s does not hold a signing key; delete it and run ledger keys rotate again", path)
+		}
+		return events.NewSigner(ed25519.NewKeyFromSeed(seed))
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("keys: %w", err)
+	}
+	if random == nil {
+		random = rand.Reader
+	}
+	seed := make([]byte, ed25519.SeedSize)
+	if _, err := io.ReadFull(random, seed); err != nil {
+		return nil, fmt.Errorf("keys: %w", err)
+	}
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("keys: %w", err)
+	}
+	_, werr := out.WriteString(hex.EncodeToString(seed) + "\n")
+	if err := errors.Join(werr, out.Sync(), out.Close()); err != nil {
+		os.Remove(path)
+		return nil, fmt.Errorf("keys: write %s: %w", path, err)
+	}
+	return events.NewSigner(ed25519.NewKeyFromSeed(seed))
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r' || b[len(b)-1] == ' ') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// RotateTo is Rotate to next (Next): the key file holds next as its
+// signing key and k's as retired at log sequence retiredAt, and NextPath is
+// removed.
+func (k *Keys) RotateTo(retiredAt uint64, next *events.Signer) (*Keys, error) {
+	if next.KeyHex() == k.Signer.KeyHex() {
+		return nil, errors.New("keys: rotate: the new key is the current one")
+	}
+	_, nk, err := k.Rotate(retiredAt, bytes.NewReader(next.Seed()))
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(k.NextPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("keys: %w", err)
+	}
+	return nk, nil
 }
 
 // Import trusts another ledger's key for one battle imported from it

@@ -18,6 +18,12 @@ const (
 	TrustKeyChange    = "key change"
 	TrustFirstSigner  = "first signer"
 	TrustImported     = "imported"
+	// TrustBoundByLater is a key before the one the auditor trusts (it
+	// endorsed it by a key change): its events pass only where a later
+	// event signed by the trusted key, or its successor, binds them through
+	// the hash chain (an export audited with --key of the key after a
+	// rotation, issue 25, item 8).
+	TrustBoundByLater = "bound by a later trusted signature"
 )
 
 // signatures checks check 2: every event's signature (events/sign.go) is
@@ -37,6 +43,7 @@ const (
 func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, hashes []string, opt Options) {
 	c := a.checks[CheckSignatures]
 	ring, trust := opt.Keys, map[string]string{}
+	var before *events.Keyring // the header's keys before the trusted one
 	if ring != nil {
 		for _, k := range ring.Keys() {
 			trust[k.Key] = TrustKeyFile
@@ -45,9 +52,23 @@ func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, 
 			}
 		}
 	} else if opt.meta != nil && len(opt.meta.Keys) > 0 {
-		ring = a.headerKeyring(opt.meta, trust, opt.Trust)
+		ring, before = a.headerKeyring(opt.meta, trust, opt.Trust)
 	}
 	verified := events.VerifySignatures(evs)
+	// lastTrusted is the last event validly signed by a key of ring (the
+	// trusted key and its successors): it binds, through the chain, every
+	// event before it, those signed by the keys before the trusted one
+	// included.
+	lastTrusted := -1
+	if before != nil {
+		for i := range evs {
+			if len(evs[i].Raw) > 0 && verified[i].Err == nil {
+				if _, ok := ring.Trusts(verified[i].Key); ok {
+					lastTrusted = i
+				}
+			}
+		}
+	}
 	// What the auditor's trust rests on, and how far the events are bound
 	// to it: lastSigned is the last event with a valid signature (the
 	// chain binds every event before it to its signer), keptAt the last
@@ -132,6 +153,19 @@ func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, 
 			trust[v.Key] = TrustFirstSigner
 		}
 		if _, err := ring.Admit(e, v); err != nil {
+			if before != nil && i < lastTrusted {
+				if _, berr := before.Admit(e, v); berr == nil {
+					// A key before the trusted one, bound by a later
+					// event the trusted key (or its successor) signed.
+					trust[v.Key] = TrustBoundByLater
+					signedSeen = true
+					if counts[v.Key] == 0 {
+						order = append(order, v.Key)
+					}
+					counts[v.Key]++
+					continue
+				}
+			}
 			var ns *events.NotSignedError
 			if errors.As(err, &ns) {
 				notSigned("%s", ns.Reason)
@@ -188,14 +222,16 @@ func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, 
 // key before. A key without a valid endorsement is not taken. With a
 // trusted fingerprint, the keys before the trusted one are dropped: a key
 // vouches for its successors (it signed their key change), never for the
-// keys before it, which anyone could have put in the header.
-func (a *auditor) headerKeyring(m *Meta, trust map[string]string, trustFP string) *events.Keyring {
+// keys before it, which anyone could have put in the header; they are
+// returned apart (before), for the events a later event signed by the
+// trusted key binds through the chain.
+func (a *auditor) headerKeyring(m *Meta, trust map[string]string, trustFP string) (ring, before *events.Keyring) {
 	first := m.Keys[0]
 	if !hexKey(first.Key) {
 		a.fail(CheckSignatures, EventRef{}, "the export's header names key %q, not a hex Ed25519 public key", first.Key)
-		return nil
+		return nil, nil
 	}
-	ring := events.NewKeyring(m.SignedFrom, events.TrustedKey{Key: first.Key})
+	ring = events.NewKeyring(m.SignedFrom, events.TrustedKey{Key: first.Key})
 	trust[first.Key] = TrustExportHeader
 	prev := first.Key
 	for i, k := range m.Keys[1:] {
@@ -236,9 +272,10 @@ func (a *auditor) headerKeyring(m *Meta, trust map[string]string, trustFP string
 				delete(trust, t.Key)
 			}
 			ring = events.NewKeyring(m.SignedFrom, all[i:]...)
+			before = events.NewKeyring(m.SignedFrom, all[:i]...)
 		}
 	}
-	return ring
+	return ring, before
 }
 
 // trusted checks that the key the auditor trusts is one of the ledger's.
