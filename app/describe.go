@@ -12,16 +12,37 @@ import (
 // Describer says events in words in one language: the ledger's one
 // describer, for the page, the API, the live stream and the CLI. In
 // English it is the rules' own words (rules.Describe for a battle's events,
-// campaign.Describe for a campaign's); in another language the catalogue's
-// template for the event type (i18n, "event.<type>") filled from the
-// payload, with lengths in the battle's measurement.
+// campaign.Describe for a campaign's), but for the events en.json has a
+// template for; in another language the catalogue's template for the event
+// type (i18n, "event.<type>") filled from the payload. Either way lengths
+// are in the battle's measurement and sides go by their names.
 type Describer struct {
 	cat  *i18n.Catalogue
 	lang string
-	// measurement is each battle's unit of length, from its battle.created
-	// or asked of measure.
-	measurement map[events.Key]string
-	measure     func(events.Key) string
+	// battles is what the describer knows of each battle: its
+	// measurement, from its battle.created or asked of measure, and its
+	// sides' names, from its battle.created or asked of sides.
+	battles map[events.Key]*i18n.Battle
+	measure func(events.Key) string
+	sides   func(events.Key) map[string]string
+	// asked are the questions asked of measure and sides, once each per
+	// battle.
+	questions map[question]bool
+}
+
+type question struct {
+	key  events.Key
+	what string
+}
+
+// asked reports whether what was asked of key's battle, and notes it.
+func (d *Describer) asked(key events.Key, what string) bool {
+	q := question{key, what}
+	if d.questions[q] {
+		return true
+	}
+	d.questions[q] = true
+	return false
 }
 
 // NewDescriber returns the describer for lang. measure, when not nil,
@@ -31,7 +52,15 @@ func NewDescriber(cat *i18n.Catalogue, lang string, measure func(events.Key) str
 	if cat == nil || !i18n.Supported(lang) {
 		lang = "en"
 	}
-	return &Describer{cat: cat, lang: lang, measurement: map[events.Key]string{}, measure: measure}
+	return &Describer{cat: cat, lang: lang, battles: map[events.Key]*i18n.Battle{}, measure: measure, questions: map[question]bool{}}
+}
+
+// WithSides has the describer ask sides for a battle's sides' names (by
+// id) when it has not seen its battle.created; it is asked once per
+// battle. It returns d.
+func (d *Describer) WithSides(sides func(events.Key) map[string]string) *Describer {
+	d.sides = sides
+	return d
 }
 
 // Lang is the describer's language.
@@ -53,38 +82,73 @@ func (d *Describer) Describe(e events.Envelope) string {
 		}
 		en = rules.Describe(ev)
 	}
-	if d.lang == "en" {
+	if d.cat == nil {
 		return en
 	}
-	return d.cat.Event(d.lang, e.Type, payload, d.measurementOf(e, payload), en)
+	return d.cat.EventIn(d.lang, e.Type, payload, d.battleOf(e, payload), en)
 }
 
 // Note shows the describer a battle's measurement.
 func (d *Describer) Note(key events.Key, measurement string) {
 	if measurement != "" {
-		d.measurement[key] = measurement
+		d.battle(key).Measurement = measurement
 	}
 }
 
-func (d *Describer) measurementOf(e events.Envelope, payload json.RawMessage) string {
+// NoteSides shows the describer a battle's sides: their names by id.
+func (d *Describer) NoteSides(key events.Key, names map[string]string) {
+	if len(names) > 0 {
+		d.battle(key).Sides = names
+	}
+}
+
+// SideNames are a battle's sides' names by id.
+func SideNames(sides []rules.Side) map[string]string {
+	out := map[string]string{}
+	for _, sd := range sides {
+		if sd.Name != "" {
+			out[sd.ID] = sd.Name
+		}
+	}
+	return out
+}
+
+func (d *Describer) battle(key events.Key) *i18n.Battle {
+	b, ok := d.battles[key]
+	if !ok {
+		b = &i18n.Battle{}
+		d.battles[key] = b
+	}
+	return b
+}
+
+// battleOf is what the describer knows of e's battle, learning it from a
+// battle.created or asking for it once.
+func (d *Describer) battleOf(e events.Envelope, payload json.RawMessage) i18n.Battle {
 	if e.Battle == "" {
-		return ""
+		return i18n.Battle{}
 	}
 	key := e.Key()
+	b := d.battle(key)
 	if e.Type == rules.EvBattleCreated {
 		var bc struct {
 			Measurement string `json:"measurement"`
 		}
 		if json.Unmarshal(payload, &bc) == nil && bc.Measurement != "" {
-			d.measurement[key] = bc.Measurement
+			b.Measurement = bc.Measurement
 		}
+		if names := i18n.SideNames(payload); names != nil {
+			b.Sides = names
+		}
+		return *b
 	}
-	m, ok := d.measurement[key]
-	if !ok && d.measure != nil {
-		m = d.measure(key)
-		d.measurement[key] = m
+	if b.Measurement == "" && d.measure != nil && !d.asked(key, "measure") {
+		b.Measurement = d.measure(key)
 	}
-	return m
+	if b.Sides == nil && d.sides != nil && !d.asked(key, "sides") {
+		b.Sides = d.sides(key)
+	}
+	return *b
 }
 
 // view is an event as p sees it, described.

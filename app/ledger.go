@@ -329,6 +329,11 @@ func (s *Session) describer(ctx context.Context) *Describer {
 			return st.Measurement
 		}
 		return ""
+	}).WithSides(func(key events.Key) map[string]string {
+		if st, _, err := s.l.opts.Service.State(ctx, key); err == nil && st != nil {
+			return SideNames(st.Sides)
+		}
+		return nil
 	})
 }
 

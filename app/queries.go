@@ -173,6 +173,7 @@ func (s *Session) Replay(ctx context.Context, key events.Key, version uint64) (B
 		if p.CanRead(e.Audience) {
 			d := s.describer(ctx)
 			d.Note(key, st.Measurement)
+			d.NoteSides(key, SideNames(st.Sides))
 			ev := view(e, d)
 			b.Event = &ev
 		}

@@ -117,6 +117,7 @@ func (s *Session) review(ctx context.Context, key events.Key, version uint64) (R
 	}
 	d := s.describer(ctx)
 	d.Note(key, st.after.Measurement)
+	d.NoteSides(key, SideNames(st.after.Sides))
 	rv := Review{Key: key, Version: version, First: first, End: end, Last: last, Event: view(env, d),
 		Command: []EventView{}, Dice: []EventView{}, Disputes: []DisputeView{}, Corrections: []EventView{}}
 	var cmd []rules.Event

@@ -11,8 +11,10 @@ import (
 
 // Event descriptions.
 //
-// English descriptions are the rules' own (rules.Describe, campaign.Describe).
-// Another language describes an event from its catalogue's template
+// English descriptions are the rules' own (rules.Describe, campaign.Describe),
+// but for the events en.json has a template for (those whose rules' words
+// would print a bare length, a side's id or a wrong plural). Another
+// language describes an event from its catalogue's template
 // "event.<type>", filled from the event's JSON payload, so that a
 // translation is text in ru.json, never strings in code:
 //
@@ -39,6 +41,8 @@ import (
 //	                                each element of a list (or an object, once),
 //	                                by template key, joined by sep (", " if none)
 //	                    short=N     the first N characters and "…"
+//	                    side        a side's id: the side's name in the
+//	                                battle (Battle.Sides), else the id
 //	{?path}A{:}B{/}   A when the field is there and not false, 0, "" or empty,
 //	                  else B ({:}B is optional); {!path}A{/} the opposite;
 //	                  {?path=v}A{/} when the field's value is v ({!path=v}: is
@@ -51,13 +55,27 @@ import (
 // tests it) is not used: the English description is shown instead, so a
 // translation never drops a fact.
 
-// Event renders what an event records in lang: the English fallback
-// (rules.Describe's words) for English, for a language without a template
-// "event.<typ>", or when the template names a field the payload lacks.
-// measurement is the battle's ("in" or "cm") for lengths; "" prints bare
-// numbers (battle.created says its own).
+// Event renders what an event records in lang: the fallback (rules.Describe's
+// words) for a language without a template "event.<typ>" (English has
+// templates only for the events whose rules' words would print a bare
+// length, an id or a wrong plural), or when the template names a field the
+// payload lacks. measurement is the battle's ("in" or "cm") for lengths; ""
+// prints bare numbers (battle.created says its own).
 func (c *Catalogue) Event(lang, typ string, payload json.RawMessage, measurement, fallback string) string {
-	if lang == "en" || c == nil {
+	return c.EventIn(lang, typ, payload, Battle{Measurement: measurement}, fallback)
+}
+
+// Battle is what a description needs to know of the battle an event is of:
+// its measurement, and its sides' names by id ({side:side} in a template;
+// battle.created names its own).
+type Battle struct {
+	Measurement string
+	Sides       map[string]string
+}
+
+// EventIn is Event with the battle's sides' names as well.
+func (c *Catalogue) EventIn(lang, typ string, payload json.RawMessage, b Battle, fallback string) string {
+	if c == nil {
 		return fallback
 	}
 	tmpl, ok := c.texts[lang]["event."+typ]
@@ -70,15 +88,45 @@ func (c *Catalogue) Event(lang, typ string, payload json.RawMessage, measurement
 	if err := dec.Decode(&root); err != nil {
 		return fallback
 	}
+	measurement := b.Measurement
 	if measurement == "" {
 		if m, ok := lookup(root, "measurement").(string); ok {
 			measurement = m
 		}
 	}
-	r := &renderer{c: c, lang: lang, measurement: measurement}
+	sides := b.Sides
+	if sides == nil && typ == "battle.created" {
+		sides = SideNames(payload)
+	}
+	r := &renderer{c: c, lang: lang, measurement: measurement, sides: sides}
 	out, ok := r.template(tmpl, root)
 	if !ok {
 		return fallback
+	}
+	return out
+}
+
+// SideNames reads the sides' names by id from a battle.created payload
+// (or a battle's state: both list "sides" with "id" and "name"); nil when
+// it names none.
+func SideNames(payload json.RawMessage) map[string]string {
+	var b struct {
+		Sides []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"sides"`
+	}
+	if json.Unmarshal(payload, &b) != nil {
+		return nil
+	}
+	var out map[string]string
+	for _, s := range b.Sides {
+		if s.ID != "" && s.Name != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[s.ID] = s.Name
+		}
 	}
 	return out
 }
@@ -93,7 +141,9 @@ type renderer struct {
 	c           *Catalogue
 	lang        string
 	measurement string
-	depth       int
+	// sides are the battle's sides' names by id.
+	sides map[string]string
+	depth int
 	// inner is the refusal family a wrapped message is said as (phrase.go).
 	inner string
 }
@@ -313,6 +363,16 @@ func (r *renderer) format(f string, v any) (any, bool) {
 			parts = append(parts, s)
 		}
 		return strings.Join(parts, sep), true
+	case "side":
+		// A side's id: its name in this battle (the id when unknown).
+		s, ok := scalar(v)
+		if !ok {
+			return nil, false
+		}
+		if name := r.sides[s]; name != "" {
+			return name, true
+		}
+		return s, true
 	case "short":
 		s, ok := v.(string)
 		n, err := strconv.Atoi(arg)

@@ -89,14 +89,21 @@ func TestWebEventZeroPayloads(t *testing.T) {
 	}
 }
 
-// TestWebEventFallback: English is the rules' words; a type without a
-// template and a template naming a field the payload lacks give them too.
+// TestWebEventFallback: English is the rules' words but where en.json has
+// a template (a length with its unit); a type without a template and a
+// template naming a field the payload lacks give the rules' words.
 func TestWebEventFallback(t *testing.T) {
 	c := MustLoad()
 	moved := json.RawMessage(`{"turn":1,"unit":"33-ligne","from":{"center":{"x":24,"y":10},"facing":0},"to":{"center":{"x":24,"y":16},"facing":0},"distance":6,"actions_used":1}`)
 	en := `33-ligne moved 6.0 using 1 action: (24.0,10.0) facing 0 -> (24.0,16.0) facing 0`
-	if got := c.Event("en", "unit.moved", moved, "in", en); got != en {
+	if got := c.Event("en", "unit.moved", moved, "in", en); got != `33-ligne moved 6.0" using 1 action: (24.0,10.0) facing 0 -> (24.0,16.0) facing 0` {
 		t.Errorf("en: %q", got)
+	}
+	if got := c.Event("en", "unit.moved", moved, "cm", en); got != `33-ligne moved 6.0 cm using 1 action: (24.0,10.0) facing 0 -> (24.0,16.0) facing 0` {
+		t.Errorf("en cm: %q", got)
+	}
+	if got := c.Event("en", "dice.rolled", moved, "in", "EN"); got != "EN" {
+		t.Errorf("en without a template: %q", got)
 	}
 	if got := c.Event("ru", "unit.moved", moved, "in", en); got != `33-ligne прошёл 6,0" за 1 действие: (24,0; 10,0), фронт 0° → (24,0; 16,0), фронт 0°` {
 		t.Errorf("ru: %q", got)

@@ -11,7 +11,7 @@ import (
 func TestWebRefusalInEnglishAndRussian(t *testing.T) {
 	c := MustLoad()
 	r := &rules.Refusal{Rule: "C.17", Code: "move_too_far",
-		Message: `infantry moves 6" per action; 1 action allows 6.0", this move is 6.1" and needs 2 actions`,
+		Message: `infantry moves 6" per action, 6.0" in 1 action; this move is 6.1" and needs 2 actions`,
 		Numbers: map[string]float64{"distance": 6.1, "allowed": 6, "per_action": 6, "actions": 1, "actions_needed": 2}}
 	vars := Vars{Measurement: "in", Words: map[string]string{"unit": "33-ligne"}}
 	if got := c.Refusal("en", r, vars); got != r.Message {
@@ -24,7 +24,7 @@ func TestWebRefusalInEnglishAndRussian(t *testing.T) {
 	// In centimetres, with the turns and terrain the move cost, and the
 	// formation the unit moves in.
 	cm := &rules.Refusal{Rule: "C.17", Code: "move_too_far",
-		Message: `light_infantry attack_column moves 10 cm per action; 2 actions allows 20.0 cm, this move is 21.25 cm and needs 3 actions (path 18.0 cm, turning 3.25 cm)`}
+		Message: `light_infantry attack_column moves 10 cm per action, 20.0 cm in 2 actions; this move is 21.25 cm and needs 3 actions (path 18.0 cm, turning 3.25 cm)`}
 	if ru := c.Refusal("ru", cm, Vars{}); ru != `лёгкая пехота в построении «колонна к атаке»: 10,0 см за действие; 2 действия позволяют 20,0 см, а это передвижение — 21,25 см, ему нужно 3 действия (путь 18,0 см, повороты 3,25 см)` {
 		t.Errorf("ru cm: %q", ru)
 	}
@@ -34,7 +34,7 @@ func TestWebRefusalInEnglishAndRussian(t *testing.T) {
 		{Rule: "X.1", Code: "no_such_code", Message: "the English words"},
 		{Rule: "C.3", Code: "no_order", Message: "unit u has no order, worded as the rules never did"},
 		// A part of a message in words no phrase knows.
-		{Rule: "C.17", Code: "move_too_far", Message: `infantry moves 6" per action; 1 action allows 6.0", this move is 6.1" and needs 2 actions (by moonlight)`},
+		{Rule: "C.17", Code: "move_too_far", Message: `infantry moves 6" per action, 6.0" in 1 action; this move is 6.1" and needs 2 actions (by moonlight)`},
 	} {
 		if got := c.Refusal("ru", other, vars); got != other.Message {
 			t.Errorf("fallback: %q", got)

@@ -60,15 +60,16 @@ func wordsState() (*rules.State, Options) {
 	return s, opt
 }
 
-// TestPictureWordsInEnglish: the English words are those the picture
-// always drew (the ledger's ids for a unit's type, formation and status).
+// TestPictureWordsInEnglish: the English words are the catalogue's terms
+// for a unit's type, formation and status ("light infantry", not the id
+// light_infantry).
 func TestPictureWordsInEnglish(t *testing.T) {
 	s, opt := wordsState()
 	labels, titles := texts(t, Render(s, opt))
 	all := strings.Join(append(labels, titles...), "\n")
 	for _, want := range []string{
 		"flank march 1 · red", "flank march 1 (red): west edge", "Bridge: objective, 3 points, held by blue", "Bridge (3)",
-		"r1, light_infantry, attack_column, ok, 2 markers", "b2, heavy_cavalry, line, disordered", "Marshal (rc), commander-in-chief, rating 0",
+		"r1, light infantry, attack column, ok, 2 markers", "b2, heavy cavalry, line, disordered", "Marshal (rc), commander-in-chief, rating 0",
 		"Gen (bg), general, rating 0", "Wood (difficult,blocks-sight)", "r1 charges b1 (left)",
 	} {
 		if !strings.Contains(all, want) {

@@ -330,7 +330,7 @@ func describeBattle(e Event) string {
 		for _, b := range ev.Brigades {
 			units += len(b.Units)
 		}
-		return fmt.Sprintf("%s deployed: C-in-C %s (rating %d), %d brigades, %d units", ev.Side, ev.CInC.ID, ev.CInC.Rating, len(ev.Brigades), units)
+		return fmt.Sprintf("%s deployed: C-in-C %s (rating %d), %s, %s", ev.Side, ev.CInC.ID, ev.CInC.Rating, plural(len(ev.Brigades), "brigade", "brigades"), plural(units, "unit", "units"))
 	case *BattleStarted:
 		return fmt.Sprintf("battle started; %s has the first turn", ev.FirstSide)
 	case *TurnStarted:

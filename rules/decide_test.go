@@ -118,7 +118,7 @@ func TestMoveDistance(t *testing.T) {
 	// r1-inf1 stands at (20,10). 6.1" north with 1 action: refused, naming
 	// the actions the distance needs.
 	r := refused(t, s, cmd(t, CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":16.1},"actions":1}`), nil, "C.17", "move_too_far")
-	want := `C.17: infantry moves 6" per action; 1 action allows 6.0", this move is 6.1" and needs 2 actions: refused`
+	want := `C.17: infantry moves 6" per action, 6.0" in 1 action; this move is 6.1" and needs 2 actions: refused`
 	if r.Error() != want {
 		t.Fatalf("message\n got %s\nwant %s", r.Error(), want)
 	}

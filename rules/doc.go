@@ -27,7 +27,7 @@
 // Rule ids (C.3, K.2, T.1...) are those of docs/rules.md (a copy of the
 // club's digest). A Refusal carries the rule, a stable code, a message
 // readable at the table with the numbers ("C.17: infantry moves 6\" per
-// action; 1 action allows 6.0\", this move is 6.1\": refused") and the same
+// action, 6.0\" in 1 action; this move is 6.1\": refused") and the same
 // numbers for programs. Refusals that are not about a numbered rule cite
 // RuleInput (malformed command) or RuleBattle (the battle's life cycle).
 //

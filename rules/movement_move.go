@@ -114,8 +114,8 @@ func decideMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 	}
 	allowed := per * float64(actions)
 	if cost > allowed+geom.Eps {
-		return nil, refuse("C.17", "move_too_far", "%s moves %s per action; %s allows %s, this move is %s and needs %s%s",
-			label, fmtLen(per, m), plural(actions, "action", "actions"), fmtMeasured(allowed, cost, m), fmtMeasured(cost, allowed, m), plural(needed, "action", "actions"), costDetail(p, m)).
+		return nil, refuse("C.17", "move_too_far", "%s moves %s per action, %s in %s; this move is %s and needs %s%s",
+			label, fmtLen(per, m), fmtMeasured(allowed, cost, m), plural(actions, "action", "actions"), fmtMeasured(cost, allowed, m), plural(needed, "action", "actions"), costDetail(p, m)).
 			with("distance", cost, "allowed", allowed, "per_action", per, "actions", actions, "actions_needed", needed, "path", p.length, "turns", p.turnCost, "difficult", p.difficult)
 	}
 	mc := checkFor(s)

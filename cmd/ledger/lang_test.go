@@ -87,7 +87,7 @@ brigades:
 		t.Errorf("ended state:\n%s", ended)
 	}
 	log := c.ok("log", "danube-1809/aspern")
-	for _, want := range []string{"№   ПОЗИЦИЯ  ВРЕМЯ", "operator за marie", "1-leger прошёл 4,0 см за 1 действие", "цепочка хешей: 32 события, не нарушена; вершина "} {
+	for _, want := range []string{"№   ПОЗИЦИЯ  ВРЕМЯ", "оператор за marie", "1-leger прошёл 4,0 см за 1 действие", "цепочка хешей: 32 события, не нарушена; вершина "} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %q:\n%s", want, log)
 		}

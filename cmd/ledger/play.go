@@ -225,14 +225,23 @@ func (c *cli) runDemo(cfg config.Config, kept bool) error {
 // describer says events in the configured language (the door's own
 // describer), asking api for a battle's measurement when needed.
 func (c *cli) describer(api app.API) *app.Describer {
-	var cat *i18n.Catalogue
-	if c.lang() != "en" {
-		cat, _ = i18n.Load()
-	}
+	cat := messages()
 	return app.NewDescriber(cat, c.lang(), func(key events.Key) string {
 		if b, err := api.State(c.ctx, key); err == nil {
 			return b.Measurement
 		}
 		return ""
+	}).WithSides(func(key events.Key) map[string]string {
+		b, err := api.State(c.ctx, key)
+		if err != nil {
+			return nil
+		}
+		names := map[string]string{}
+		for _, s := range b.Sides {
+			if s.Name != "" {
+				names[s.Side] = s.Name
+			}
+		}
+		return names
 	})
 }

@@ -28,16 +28,16 @@ func TestServeEventsInRussian(t *testing.T) {
 	const (
 		orderRU = "friant: приказ отряду 33-ligne (движение); рейтинг 8, итоговый рейтинг 8; бросок 6 (3+3): C.3: 2 действия"
 		moveRU  = `33-ligne прошёл 6,0" за 1 действие: (24,0; 10,0), фронт 0° → (24,0; 16,0), фронт 0°`
-		moveEN  = "33-ligne moved 6.0 using 1 action: (24.0,10.0) facing 0 -> (24.0,16.0) facing 0"
+		moveEN  = `33-ligne moved 6.0" using 1 action: (24.0,10.0) facing 0 -> (24.0,16.0) facing 0`
 	)
 	ru := descriptions(t, ts.must(ts.do("GET", "/api/campaigns/demo/battles/b1/events?lang=ru", token, nil), 200))
 	for typ, want := range map[string]string{
-		"battle.created": "сражение «Eggmuhl» создано: стол 72×48 дюймов, 2 стороны, первой ходит french, не более 6 ходов",
-		"army.deployed":  "развёртывание french: главнокомандующий davout (рейтинг 9), 2 бригады: bde-friant (3 отряда), bde-montbrun (2 отряда)",
+		"battle.created": "сражение «Eggmuhl» создано: стол 72×48 дюймов, 2 стороны, первой ходит France, не более 6 ходов",
+		"army.deployed":  "развёртывание France: главнокомандующий davout (рейтинг 9), 2 бригады: bde-friant (3 отряда), bde-montbrun (2 отряда)",
 		"dice.rolled":    "бросок №1: 2D6 = 3+3 (настоящие кубики, ввёл marie) для order:friant:33-ligne",
 		"order.resolved": orderRU,
 		"unit.moved":     moveRU,
-		"turn.started":   "ход 1: french, фаза командования",
+		"turn.started":   "ход 1: France, фаза командования",
 	} {
 		if got := ru[typ]; len(got) == 0 || !strings.Contains(got[0], want) {
 			t.Errorf("%s in Russian: %q, want %q", typ, got, want)
@@ -102,14 +102,14 @@ func TestLogInRussian(t *testing.T) {
 		"friant: приказ отряду 33-ligne (движение); рейтинг 8, итоговый рейтинг 8; бросок 6 (3+3): C.3: 2 действия",
 		`33-ligne прошёл 6,0" за 1 действие: (24,0; 16,0), фронт 0° → (24,0; 22,0), фронт 0°`,
 		"friant: приказ отряду 48-ligne (движение); рейтинг 8, итоговый рейтинг 8; бросок 10 (6+4): C.3: приказ не выполнен (выпало больше 8); C.4: friant в этот ход больше не отдаёт приказов",
-		"ход 1: french, фаза движения",
+		"ход 1: France, фаза движения",
 		"цепочка хешей: 27 событий, не нарушена",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("ledger --lang ru log lacks %q", want)
 		}
 	}
-	if strings.Contains(out, "moved 6.0") || !strings.Contains(en, "33-ligne moved 6.0 using 1 action") {
+	if strings.Contains(out, "moved 6.0") || !strings.Contains(en, `33-ligne moved 6.0" using 1 action`) {
 		t.Errorf("languages mixed:\n%s\n%s", out, en)
 	}
 	if t.Failed() {

@@ -58,7 +58,10 @@ func (w words) term(kind, value string) string {
 func (w words) fixed(v float64, d int) string { return i18n.Decimal(w.lang, v, d) }
 
 // actor names who entered an event: "marie", or "uma for marie".
+// The ledger's own operator is named in the language ("оператор"); a
+// person by their id.
 func (w words) actor(actor, onBehalfOf string) string {
+	actor = w.term("actor", actor)
 	if onBehalfOf == "" {
 		return actor
 	}

@@ -1,0 +1,105 @@
+package i18n
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/clubledger/ledger/rules"
+)
+
+// TestTermsOfTheRuleset: every unit type and formation the ruleset file
+// defines (rules/rulesets/default.yaml, by id), and every battle status,
+// has a word in both languages, for the ledger (term.) and for the page
+// (page.term.); a word is not the id it stands for ("light infantry", not
+// light_infantry), so that no id reaches a player as if it were a word.
+func TestTermsOfTheRuleset(t *testing.T) {
+	c := MustLoad()
+	rs := rules.DefaultRuleset()
+	ids := map[string][]string{"battle_status": {rules.StatusSetup, rules.StatusDeployed, rules.StatusInProgress, rules.StatusEnded}}
+	for id := range rs.UnitTypes {
+		ids["type"] = append(ids["type"], id)
+	}
+	for id := range rs.Formations {
+		ids["formation"] = append(ids["formation"], id)
+	}
+	if len(ids["type"]) < 10 || len(ids["formation"]) < 10 {
+		t.Fatalf("the ruleset defines %d unit types and %d formations", len(ids["type"]), len(ids["formation"]))
+	}
+	for kind, values := range ids {
+		sort.Strings(values)
+		for _, id := range values {
+			for _, lang := range Languages {
+				for _, key := range []string{"term." + kind + "." + id, "page.term." + pageKind(kind) + "." + id} {
+					w, ok := c.texts[lang][key]
+					switch {
+					case !ok:
+						t.Errorf("%s.json lacks %s", lang, key)
+					case strings.Contains(w, "_") || lang != "en" && w == id:
+						t.Errorf("%s.json: %s is %q, an id", lang, key, w)
+					}
+				}
+			}
+		}
+	}
+	if got := c.Term("en", "type", "light_infantry"); got != "light infantry" {
+		t.Errorf("en: %q", got)
+	}
+	if got := c.Term("ru", "type", "light_infantry"); got != "лёгкая пехота" {
+		t.Errorf("ru: %q", got)
+	}
+	if got := c.Term("ru", "battle_status", rules.StatusInProgress); got != "идёт" {
+		t.Errorf("ru: %q", got)
+	}
+	if got := c.Term("en", "battle_status", rules.StatusInProgress); got != "in progress" {
+		t.Errorf("en: %q", got)
+	}
+}
+
+// pageKind is the page's name of a kind of term: the page calls a
+// battle's status and a unit's by one kind.
+func pageKind(kind string) string {
+	if kind == "battle_status" {
+		return "status"
+	}
+	return kind
+}
+
+// TestEnglishPlural: English has one form for 1 and another for the rest.
+func TestEnglishPlural(t *testing.T) {
+	forms := []string{"brigade", "brigades"}
+	for n, want := range map[float64]string{0: "brigades", 1: "brigade", 2: "brigades", 11: "brigades", 21: "brigades", 1.5: "brigades"} {
+		if got := pluralForm("en", n, forms); got != want {
+			t.Errorf("%v: %s, want %s", n, got, want)
+		}
+	}
+}
+
+// TestEnglishLengthsHaveUnits: the English description of an event that
+// measures says the battle's unit with each length ("moved 10.0 cm"), as
+// the Russian does; the rules' own words print bare numbers.
+func TestEnglishLengthsHaveUnits(t *testing.T) {
+	c := MustLoad()
+	for _, tc := range []struct {
+		ev   rules.Event
+		want string
+	}{
+		{&rules.InitiativeTaken{Unit: "u1", Actions: 1, Content: rules.OrderContent{Action: "formation", Formation: "attack_column"}, Enemy: "e1", Distance: 12.5, Range: 15},
+			"u1 takes initiative (C.15): 1 action to formation to attack column, no roll; enemy e1 is 12.5 cm away, within 15.0 cm"},
+		{&rules.FormationTested{Unit: "u1", Formation: "square", Enemy: "e1", Distance: 8, Roll: rules.RollRecord{Total: 4}, PassAtLeast: 5},
+			"u1 took the formation test to form square, enemy e1 8.0 cm away (M.9): rolled 4, needs 5: failed: it stays as it was"},
+		{&rules.BlunderCarriedOut{Unit: "u1", Roll: 3, Result: "move_left", Distance: 4, Planned: 10},
+			"u1 blundered (C.5, table 3: move left): moved 4.0 cm of 10.0 cm, (0.0,0.0) -> (0.0,0.0)"},
+		{&rules.GeneralMoved{General: "g1", Distance: 10, Moved: 10, Allowed: 30},
+			"general g1 moved 10.0 cm (10.0 cm of 30.0 cm this phase, M.2): (0.0,0.0) -> (0.0,0.0)"},
+	} {
+		payload, err := json.Marshal(tc.ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Event("en", tc.ev.EventType(), payload, "cm", rules.Describe(tc.ev)); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.ev.EventType(), got, tc.want)
+		}
+	}
+}
