@@ -335,7 +335,7 @@ export async function battleView(main, cid, bid) {
     if (old) old.remove();
     const n = el("div", { class: "banner ruling-notice " + (e.type === "dispute.upheld" ? "upheld" : "dismissed"), id: "ruling-" + p.dispute, role: "status",
       "data-dispute": String(p.dispute), "data-status": e.type === "dispute.upheld" ? "upheld" : "dismissed" },
-    el("b", { text: t(e.type === "dispute.upheld" ? "page.ruling.upheld" : "page.ruling.dismissed", { n: p.dispute, v: p.event_version, who: e.actor }) }),
+    el("b", { text: t(e.type === "dispute.upheld" ? "page.ruling.upheld" : "page.ruling.dismissed", { n: p.dispute, v: p.event_version, who: term("actor", e.actor) }) }),
     " ", el("q", { class: "typed", text: p.ruling || "" }),
     el("button", { type: "button", class: "small", text: t("page.review.open"), onclick: () => openReview(p.event_version) }),
     el("button", { type: "button", class: "close", "aria-label": t("page.close"), text: "×", onclick: () => n.remove() }));
@@ -393,7 +393,7 @@ export function logEntry(e) {
     el("button", { type: "button", class: "review-open", "data-review": String(e.version), title: t("page.review.open_hint"), text: t("page.review.open") }),
     el("span", { class: "v", text: String(e.version) }), " ",
     el("span", { class: "type", title: e.type, text: term("event", e.type) }), " ",
-    el("span", { class: "actor", text: e.actor }),
+    el("span", { class: "actor", text: term("actor", e.actor) }),
     el("div", { class: "desc srv", text: e.description }));
   if (e.refers && e.refers.length) {
     li.append(el("div", { class: "refers" }, t("battle.refers") + " ",

@@ -220,6 +220,12 @@ export function randomHex(n) {
 
 // errorText is an error as a person reads it: the rule it cites and the
 // server's message in the page's language.
+// failedHeading heads a command that did not go through: refused by the
+// ledger, or not sent at all (no network: a TypeError from fetch).
+export function failedHeading(command, err) {
+  return t(err instanceof TypeError ? "page.result.not_sent" : "page.result.refused", { command });
+}
+
 export function errorText(err) {
   if (!err) return "";
   if (err instanceof TypeError) return t("page.error.network");

@@ -13,7 +13,7 @@
 // (crypto.getRandomValues, 16 bytes), which the service mixes into any
 // digital roll the command makes (docs/dice.md).
 
-import { fill, t, term, el, num, length, apiPost, api, errorBox, errorText, randomHex, outcomeText } from "./core.js";
+import { fill, t, term, el, num, length, apiPost, api, errorBox, errorText, failedHeading, randomHex, outcomeText } from "./core.js";
 import { commandBody, settle, foreignRolls } from "./nonce.js";
 
 
@@ -132,7 +132,7 @@ export function mountPlay(box, ctx) {
         el("b", { text: (r.duplicate ? t("page.result.duplicate") : t("page.result.done")) + " " }), term("command", name),
         el("ul", { class: "events" }, ...r.events.map(e => el("li", { class: "srv", "data-type": e.type, text: e.description })))));
     } else {
-      fill(result, el("div", { class: "refused", "data-command": name }, el("b", { text: t("page.result.refused", { command: term("command", name) }) }), errorBox(r.error)));
+      fill(result, el("div", { class: "refused", "data-command": name }, el("b", { text: failedHeading(term("command", name), r.error) }), errorBox(r.error)));
     }
   }
 

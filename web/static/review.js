@@ -14,7 +14,7 @@
 // before anything is recorded. Players and readers see it all, read-only;
 // every page with a review open redraws it when a ruling arrives.
 
-import { fill, t, term, el, num, api, apiSVG, apiPost, errorBox, randomHex } from "./core.js";
+import { fill, t, term, el, num, api, apiSVG, apiPost, errorBox, failedHeading, randomHex } from "./core.js";
 import { BattleMap } from "./map.js";
 
 const PANELS = ["before", "recorded", "corrected"];
@@ -97,7 +97,7 @@ export function mountReview(box, ctx) {
     if (r.corrected_at) box.dataset.correctedAt = String(r.corrected_at); else delete box.dataset.correctedAt;
     const go = v => el("a", { href: "#", "data-goto": String(v), text: "#" + v, title: t("page.review.show_on_map"),
       onclick: ev => { ev.preventDefault(); ctx.goTo(v); } });
-    const who = r.event.on_behalf_of ? t("page.review.for", { who: r.event.actor, whom: r.event.on_behalf_of }) : r.event.actor;
+    const who = r.event.on_behalf_of ? t("page.review.for", { who: term("actor", r.event.actor), whom: r.event.on_behalf_of }) : term("actor", r.event.actor);
     const rules = r.rules.length
       ? el("ul", { class: "rule-chips", id: "review-rules" }, ...r.rules.map((x, i) => el("li", { class: "rule-chip" + (i === 0 ? " deciding" : ""), "data-rule": x,
         title: i === 0 ? t("page.review.deciding") : null, text: x })))
@@ -534,7 +534,7 @@ export function mountReview(box, ctx) {
         refresh();
       } catch (err) {
         if (!(err instanceof TypeError)) holder.id = ""; // refused: a new attempt is a new command
-        fill(result, el("div", { class: "refused", "data-command": name }, el("b", { text: t("page.result.refused", { command: term("command", name) }) }), errorBox(err)));
+        fill(result, el("div", { class: "refused", "data-command": name }, el("b", { text: failedHeading(term("command", name), err) }), errorBox(err)));
         dismiss.disabled = false;
         uphold.disabled = !(last && last.ok);
       }
