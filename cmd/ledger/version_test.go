@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -21,5 +22,25 @@ func TestVersionNamesCommit(t *testing.T) {
 	got = versionString()
 	if want := "1.2.3, commit 0123456789abcdef0123456789abcdef01234567, go"; !strings.HasPrefix(got, want) {
 		t.Errorf("stamped build: %q, want it to begin %q", got, want)
+	}
+}
+
+// TestReleaseStampsVersion: the release configuration and the Dockerfile
+// set the very variables versionString reads; a rename of one without the
+// others would leave every release saying "commit unknown".
+func TestReleaseStampsVersion(t *testing.T) {
+	for file, wants := range map[string][]string{
+		"../../.goreleaser.yaml": {"-X main.buildVersion={{ .Version }}", "-X main.buildCommit={{ .FullCommit }}"},
+		"../../Dockerfile":       {"-X main.buildCommit=${LEDGER_COMMIT}"},
+	} {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range wants {
+			if !strings.Contains(string(raw), w) {
+				t.Errorf("%s does not set %q", file, w)
+			}
+		}
 	}
 }
