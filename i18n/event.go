@@ -146,6 +146,8 @@ type renderer struct {
 	depth int
 	// inner is the refusal family a wrapped message is said as (phrase.go).
 	inner string
+	// say: the templates are English's "say.<key>" (phrase.go).
+	say bool
 }
 
 // node is a parsed template: literal text, a field, a condition or a join.

@@ -113,7 +113,7 @@ func (c *Catalogue) Page(lang string) map[string]string {
 }
 
 func pageKey(k string) bool {
-	for _, p := range []string{"refusal.", "event.", "term.", "phrase.", "cli."} {
+	for _, p := range []string{"refusal.", "event.", "term.", "phrase.", "cli.", sayPrefix} {
 		if strings.HasPrefix(k, p) {
 			return false
 		}
@@ -174,17 +174,18 @@ type Vars struct {
 	Words       map[string]string
 }
 
-// Refusal renders r's message in lang. English is the rules' own message.
+// Refusal renders r's message in lang. English is the rules' own message,
+// but where en.json says its format again in words ("say.", phrase.go).
 // Another language says it by the phrase of r's code whose English format
 // the message matches ("refusal.<code>#<n>", phrase.go), its template
 // naming the message's values by position (and r's numbers and vars' words
 // by name); without one it falls back to the English message. The rule id
 // is not part of the message: callers show it beside.
 func (c *Catalogue) Refusal(lang string, r *rules.Refusal, vars Vars) string {
-	if lang == "en" || r == nil || c == nil {
-		if r == nil {
-			return ""
-		}
+	if r == nil {
+		return ""
+	}
+	if c == nil {
 		return r.Message
 	}
 	more := map[string]any{}

@@ -74,6 +74,9 @@ func TestCataloguesComplete(t *testing.T) {
 			if pair[0] == "ru" && strings.HasPrefix(k, "event.") {
 				continue
 			}
+			if pair[0] == "en" && strings.HasPrefix(k, sayPrefix) {
+				continue // English words for a format of English (phrase.go)
+			}
 			if !have[k] {
 				t.Errorf("%s.json has %q, %s.json does not", pair[0], k, pair[1])
 			}

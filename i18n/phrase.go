@@ -26,6 +26,11 @@ import (
 // formats whose templates name a value that is not there, gives no phrase:
 // the caller shows the English.
 //
+// English itself is the code's message, but for the formats en.json says
+// again under "say.<key>", in the same template language: the words of the
+// ledger's terms where the code prints ids ("light infantry moves 6\" per
+// action", not light_infantry).
+//
 // Tests (phrase_test.go, refusal_test.go) read the Go sources of the rules,
 // the campaign and the audit, and fail when a format printed there has no
 // entry here, or an entry no format: the catalogues cannot go stale.
@@ -230,6 +235,13 @@ func (c *Catalogue) phraseWith(lang, family, english string, more map[string]any
 		return english, lang == "en"
 	}
 	if lang == "en" {
+		// English is the code's own words, but where en.json says a
+		// format again in words ("say.<key>": a unit's type by its term,
+		// not its id).
+		r := &renderer{c: c, lang: lang, measurement: measurement, inner: family, say: true}
+		if out, ok := r.phrase(family, english, more); ok {
+			return out, true
+		}
 		return english, true
 	}
 	r := &renderer{c: c, lang: lang, measurement: measurement, inner: family}
@@ -244,6 +256,11 @@ func (c *Catalogue) phraseWith(lang, family, english string, more map[string]any
 	}
 	return "", false
 }
+
+// sayPrefix prefixes the English catalogue's templates that say one of
+// its formats again ("say.refusal.move_too_far#3"): English words for what
+// the code prints as ids. They are English only.
+const sayPrefix = "say."
 
 // wrapFamily holds the formats the rules wrap a refusal's message in.
 const wrapFamily = "refusal.wrap"
@@ -264,7 +281,11 @@ func (r *renderer) phrase(family, english string, more map[string]any) (string, 
 		if m == nil {
 			continue
 		}
-		tmpl, ok := r.c.texts[r.lang][p.key]
+		key := p.key
+		if r.say {
+			key = sayPrefix + key
+		}
+		tmpl, ok := r.c.texts[r.lang][key]
 		if !ok {
 			continue
 		}

@@ -103,3 +103,25 @@ func TestEnglishLengthsHaveUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestEnglishRefusalsSayTerms: an English refusal names a unit's type, a
+// formation and a battle's status by their words, not their ids, and says
+// every number the rules printed.
+func TestEnglishRefusalsSayTerms(t *testing.T) {
+	c := MustLoad()
+	for msg, want := range map[string]string{
+		`light_infantry moves 6" per action, 18.0" in 3 actions; this move is 19.2" and needs 4 actions`:                                                   `light infantry moves 6" per action, 18.0" in 3 actions; this move is 19.2" and needs 4 actions`,
+		`medium_artillery limbered moves 10 cm per action, 10.0 cm in 1 action; this move is 21.25 cm and needs 3 actions (path 18.0 cm, turning 3.25 cm)`: `medium artillery (limbered) moves 10 cm per action, 10.0 cm in 1 action; this move is 21.25 cm and needs 3 actions (path 18.0 cm, turning 3.25 cm)`,
+		`the battle has not started (it is in_progress)`:                                                                                                   `the battle has not started (it is in progress)`,
+		`unit ir-4 is off_table and cannot move`:                                                                                                           `unit ir-4 is off the table and cannot move`,
+		`a message no format matches, light_infantry as is`:                                                                                                `a message no format matches, light_infantry as is`,
+	} {
+		code := map[bool]string{true: "not_started", false: "move_too_far"}[strings.HasPrefix(msg, "the battle")]
+		if strings.HasPrefix(msg, "unit ") {
+			code = "unit_inactive"
+		}
+		if got := c.Refusal("en", &rules.Refusal{Code: code, Message: msg}, Vars{}); got != want {
+			t.Errorf("%s: %q, want %q", code, got, want)
+		}
+	}
+}
