@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -132,8 +133,15 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 		// The administrator, connected in-process only, creates the stream
 		// and the vault or brings their configuration up to date; the
 		// ledger's own user may do neither (docs/deploy.md).
-		if _, err := a.embedded.Provision(openCtx, streamCfg, vaultCfg); err != nil {
+		changes, err := a.embedded.Provision(openCtx, streamCfg, vaultCfg)
+		if err != nil {
 			return nil, err
+		}
+		for _, ch := range changes {
+			// A consumer someone else made that lasted (issue 25, item 6).
+			if strings.HasPrefix(ch, "removed consumer") && opts.Logger != nil {
+				opts.Logger.Warn("jetstream: " + ch)
+			}
 		}
 		a.store = newStoreWatch(a.embedded, cfg.DataDir, opts.Logger)
 		a.nc, err = a.embedded.Connect()

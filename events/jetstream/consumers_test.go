@@ -30,9 +30,9 @@ import (
 // guard (Check) names none of these nor the ledger's own ordered consumer.
 // With the limit lifted behind the ledger's back, consumers that last are
 // made; the guard names the lifted limit and each of them with the command
-// that removes it, Provision refuses to put the limit back over them and
-// says so, and once the administrator has removed them the guard names
-// nothing. No event is lost on the way.
+// that removes it; Provision (every start of the embedded server) removes
+// them, says so and puts the limit back, and the guard names nothing. No
+// event is lost on the way.
 func TestNoConsumerStays(t *testing.T) {
 	e, err := jetstream.StartEmbedded(jetstream.EmbeddedOptions{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
 	if err != nil {
@@ -205,20 +205,24 @@ func TestNoConsumerStays(t *testing.T) {
 			t.Errorf("finding %d: none starts %q and says %q: %q", i, want[0], want[1:], f)
 		}
 	}
-	// Provision (every start of the embedded server) cannot put the limit
-	// back over the lingering one, and says what to do.
-	if _, err := e.Provision(ctx, cfg, vcfg); err == nil || !strings.Contains(err.Error(), "linger") || !strings.Contains(err.Error(), "consumer rm LEDGER <name> -f") {
-		t.Fatalf("provision over a consumer kept a day: %v", err)
+	// Provision (every start of the embedded server, as the administrator)
+	// removes them, says so, and puts the limit back.
+	changes, err := e.Provision(ctx, cfg, vcfg)
+	if err != nil || len(changes) != 3 ||
+		!strings.HasPrefix(changes[0], "removed consumer forever of stream LEDGER: it is durable and kept for ever") ||
+		!strings.HasPrefix(changes[1], "removed consumer linger of stream LEDGER: it is kept 24h0m0s after its last use") ||
+		changes[2] != "updated the configuration of stream LEDGER" {
+		t.Fatalf("provision over two lasting consumers: %q %v", changes, err)
 	}
-	// The administrator removes them, as the findings say; Provision puts
-	// the limit back.
-	for _, c := range []string{"forever", "linger"} {
-		if err := ajs.DeleteConsumer(ctx, "LEDGER", c); err != nil {
-			t.Fatalf("admin: remove consumer %s: %v", c, err)
-		}
+	if n := names(); slices.Contains(n, "forever") || slices.Contains(n, "linger") || !slices.Contains(n, "keep") || !slices.Contains(n, "stream_pager_1") {
+		t.Fatalf("consumers after provision: %q", n)
 	}
-	if changes, err := e.Provision(ctx, cfg, vcfg); err != nil || len(changes) != 1 {
-		t.Fatalf("provision after the administrator removed them: %q %v", changes, err)
+	if st, err := ajs.Stream(ctx, "LEDGER"); err != nil || st.CachedInfo().Config.ConsumerLimits.InactiveThreshold != jetstream.ConsumerIdle {
+		t.Fatalf("the consumer limit after provision: %v", err)
+	}
+	// Provision again changes nothing.
+	if changes, err := e.Provision(ctx, cfg, vcfg); err != nil || len(changes) != 0 {
+		t.Fatalf("provision again: %q %v", changes, err)
 	}
 	if f, err := jetstream.Check(ctx, ljs, cfg, vcfg); err != nil || len(f) != 0 {
 		t.Fatalf("the guard after: %q %v", f, err)

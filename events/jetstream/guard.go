@@ -206,30 +206,43 @@ const ConsumerIdle = time.Hour
 // an event (the stream keeps every message whatever its consumers do), but
 // only the administrator can remove it: each finding says how.
 func checkConsumers(ctx context.Context, js natsjs.JetStream, what, stream string) ([]string, error) {
-	st, err := js.Stream(ctx, stream)
+	lasting, err := lastingConsumers(ctx, js, stream)
 	if err != nil {
 		return nil, err
 	}
 	var f []string
+	for _, c := range lasting {
+		f = append(f, fmt.Sprintf("%s %s: consumer %s %s; the ledger makes none such (its own are ordered consumers, dropped minutes after their last use): someone else made it, and it stays on the stream. It removes no event, but find out who made it and remove it as the administrator: nats --user %s --inbox-prefix %s consumer rm %s %s -f (the embedded server's next start removes it)",
+			what, stream, c.name, c.why, UserAdmin, AdminInboxPrefix, stream, c.name))
+	}
+	return f, nil
+}
+
+// lasting is a consumer that lasts (checkConsumers), and why.
+type lasting struct{ name, why string }
+
+// lastingConsumers lists the stream's consumers that last: durable without
+// an inactive threshold, or kept longer than ConsumerIdle after their last
+// use.
+func lastingConsumers(ctx context.Context, js natsjs.JetStream, stream string) ([]lasting, error) {
+	st, err := js.Stream(ctx, stream)
+	if err != nil {
+		return nil, err
+	}
+	var out []lasting
 	l := st.ListConsumers(ctx)
 	for ci := range l.Info() {
-		c := ci.Config
-		var why string
-		switch {
+		switch c := ci.Config; {
 		case c.InactiveThreshold <= 0:
-			why = "is durable and kept for ever"
+			out = append(out, lasting{ci.Name, "is durable and kept for ever"})
 		case c.InactiveThreshold > ConsumerIdle:
-			why = fmt.Sprintf("is kept %s after its last use (the limit is %s)", c.InactiveThreshold, ConsumerIdle)
-		default:
-			continue
+			out = append(out, lasting{ci.Name, fmt.Sprintf("is kept %s after its last use (the limit is %s)", c.InactiveThreshold, ConsumerIdle)})
 		}
-		f = append(f, fmt.Sprintf("%s %s: consumer %s %s; the ledger makes none such (its own are ordered consumers, dropped minutes after their last use): someone else made it, and it stays on the stream. It removes no event, but find out who made it and remove it as the administrator: nats --user %s --inbox-prefix %s consumer rm %s %s -f",
-			what, stream, ci.Name, why, UserAdmin, AdminInboxPrefix, stream, ci.Name))
 	}
 	if err := l.Err(); err != nil {
 		return nil, err
 	}
-	return f, nil
+	return out, nil
 }
 
 // Provision creates the ledger stream and the vault's stream, or brings
@@ -244,6 +257,13 @@ func checkConsumers(ctx context.Context, js natsjs.JetStream, what, stream strin
 // ledger from before the guard (a key-value bucket that allowed purges and
 // kept one message per name): it is made append-only, as that cannot be
 // anyone's doing but an older ledger's.
+//
+// It removes the consumers on the ledger stream that last (a durable one
+// kept for ever, or one kept longer than ConsumerIdle after its last use),
+// which the ledger never makes: on the embedded server nobody else could
+// (the administrator connects in-process only), and nats-server refuses
+// the stream's consumer limit while one is kept longer. A consumer holds no
+// event. Each removal is one of the changes returned.
 func Provision(ctx context.Context, js natsjs.JetStream, cfg Config, vcfg VaultConfig) ([]string, error) {
 	sc, err := cfg.StreamConfig()
 	if err != nil {
@@ -287,6 +307,35 @@ func Provision(ctx context.Context, js natsjs.JetStream, cfg Config, vcfg VaultC
 		if f := checkStream(what, got, want); len(f) > 0 && !preGuardVault {
 			findings = append(findings, f...)
 			continue
+		}
+		if want.ConsumerLimits.InactiveThreshold > 0 {
+			// Consumers that last, which the ledger never makes (made
+			// before the stream had its consumer limit, or while someone
+			// lifted it): removed, as nothing else could remove them on the
+			// embedded server, and they would stop the limit being set.
+			// They hold no event.
+			var found []lasting
+			err := retryUnavailable(ctx, wait, timeout, func(ctx context.Context) error {
+				var err error
+				found, err = lastingConsumers(ctx, js, want.Name)
+				return err
+			})
+			if err != nil {
+				return changes, fmt.Errorf("jetstream: provision: list the consumers of %s %s: %w", what, want.Name, err)
+			}
+			for _, c := range found {
+				err := retryUnavailable(ctx, wait, timeout, func(ctx context.Context) error {
+					err := js.DeleteConsumer(ctx, want.Name, c.name)
+					if errors.Is(err, natsjs.ErrConsumerNotFound) {
+						return nil
+					}
+					return err
+				})
+				if err != nil {
+					return changes, fmt.Errorf("jetstream: provision: remove consumer %s of %s %s, which %s: %w", c.name, what, want.Name, strings.TrimPrefix(c.why, "is "), err)
+				}
+				changes = append(changes, fmt.Sprintf("removed consumer %s of %s %s: it %s, and the ledger makes none such (someone else made it; no event goes with it)", c.name, what, want.Name, c.why))
+			}
 		}
 		if !needsUpdate(got, want) {
 			continue
