@@ -133,7 +133,8 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 		// The administrator, connected in-process only, creates the stream
 		// and the vault or brings their configuration up to date; the
 		// ledger's own user may do neither (docs/deploy.md).
-		changes, err := a.embedded.Provision(openCtx, streamCfg, vaultCfg)
+		var changes []string
+		changes, err = a.embedded.Provision(openCtx, streamCfg, vaultCfg)
 		if err != nil {
 			return nil, err
 		}
