@@ -92,6 +92,7 @@ func (d *DB) Check(ctx context.Context) error {
 		return fmt.Errorf("sqlite: check %s: %w", d.path, err)
 	}
 	if reason != "" {
+		d.hurt.Store(true)
 		return &DamagedError{Path: d.path, Reason: reason}
 	}
 	return nil
@@ -192,13 +193,14 @@ func moveAside(path string) (string, error) {
 // openChecked opens path, and when it cannot be read either moves it aside
 // and opens a new one (move) or fails with a *DamagedError.
 func openChecked(path string, move bool) (*sql.DB, *Damaged, error) {
+	check := !closedUnchanged(path)
 	reason, err := checkFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	var db *sql.DB
 	if reason == "" {
-		db, err = openFile(path)
+		db, err = openFile(path, check)
 		if err == nil {
 			return db, nil, nil
 		}
@@ -220,7 +222,7 @@ func openChecked(path string, move bool) (*sql.DB, *Damaged, error) {
 		return nil, nil, err
 	}
 	d := &Damaged{Path: path, MovedTo: to, Reason: reason}
-	db, err = openFile(path)
+	db, err = openFile(path, false)
 	if err != nil {
 		return nil, d, err
 	}
@@ -234,5 +236,6 @@ func (d *DB) unreadableErr(err error) error {
 	if err == nil || errors.As(err, &de) || !unreadable(err) {
 		return err
 	}
+	d.hurt.Store(true)
 	return &DamagedError{Path: d.path, Reason: err.Error()}
 }

@@ -172,3 +172,65 @@ func BenchmarkQuickCheck(b *testing.B) {
 	b.ReportMetric(float64(fi.Size())/(1<<20), "MB")
 	b.ReportMetric(float64(st.Events), "events")
 }
+
+// TestQuickCheckAfterAnUncleanClose: the quick check at open is skipped for
+// a file exactly as its clean close left it (closed.go: what keeps ledger
+// serve's start fast); damage that leaves the size and the time alone
+// after a clean close is found by Check (`ledger projections verify`), and
+// a file found damaged is not marked clean at its close, so the next open
+// checks it. (A file changed since, or never closed cleanly, is checked at
+// open: TestQuickCheckMovesABadPageAside.)
+func TestQuickCheckAfterAnUncleanClose(t *testing.T) {
+	ctx := context.Background()
+	log := battleLog(t)
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	db, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := projections.Run(ctx, log, db, projections.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + ".closed"); err != nil {
+		t.Fatalf("a clean close leaves no mark: %v", err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(path)
+	bad, _ := sqlitetest.DamagePage(t, good)
+	// Damage at rest, size and time as the close left them: not seen at
+	// open, seen by Check.
+	if err := os.WriteFile(path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	db, err = sqlite.Open(path)
+	if err != nil {
+		t.Fatalf("a file unchanged since its clean close is checked at open: %v", err)
+	}
+	var de *sqlite.DamagedError
+	if err := db.Check(ctx); !errors.As(err, &de) {
+		t.Errorf("Check on a damaged page: %v", err)
+	}
+	if _, err := os.Stat(path + ".closed"); !os.IsNotExist(err) {
+		t.Errorf("the mark outlives the open: %v", err)
+	}
+	// Found damaged, the file's close leaves no mark: the next open (a
+	// restart of ledger serve) checks it, and finds it.
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + ".closed"); !os.IsNotExist(err) {
+		t.Errorf("a file found damaged is marked clean at its close: %v", err)
+	}
+	if _, err := sqlite.Open(path); !errors.As(err, &de) {
+		t.Errorf("after a close of a file found damaged, a damaged page at open: %v", err)
+	}
+}

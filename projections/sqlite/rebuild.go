@@ -174,7 +174,7 @@ func (d *DB) swapLocked(ctx context.Context, built string) error {
 	d.battles = map[events.Key]*battleState{}
 	// Reopen whatever is now at the path: the new file, or the old one if
 	// the rename failed.
-	db, err := openFile(d.path)
+	db, err := openFile(d.path, true)
 	if err != nil {
 		return fmt.Errorf("sqlite: swap: reopen %s: %w", d.path, errors.Join(renameErr, err))
 	}

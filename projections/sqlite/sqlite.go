@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver (cgo)
 
@@ -55,6 +56,10 @@ type DB struct {
 	keys *events.Keyring
 	// damaged is what OpenWith did with an unreadable file, if anything.
 	damaged *Damaged
+	// hurt is set once the open file was found damaged (Check, or a
+	// query SQLite could not read): its close leaves no clean mark, so
+	// the next open checks it (closed.go).
+	hurt atomic.Bool
 }
 
 var _ projections.Projection = (*DB)(nil)
@@ -98,10 +103,10 @@ func OpenWith(path string, opts Options) (*DB, error) {
 // aside: Options.MoveDamaged), or nil when the file was sound.
 func (d *DB) Damaged() *Damaged { return d.damaged }
 
-// openFile opens the file, checks it with SQLite's quick check (a damaged
-// page is a *DamagedError, before anything is written to it) and brings its
-// schema up to date.
-func openFile(path string) (*sql.DB, error) {
+// openFile opens the file, checks it with SQLite's quick check when check
+// is set (a damaged page is a *DamagedError, before anything is written to
+// it) and brings its schema up to date.
+func openFile(path string, check bool) (*sql.DB, error) {
 	dsn := "file:" + path + "?_journal_mode=WAL&_foreign_keys=on&_synchronous=NORMAL&_busy_timeout=10000&_txlock=immediate"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
@@ -110,13 +115,15 @@ func openFile(path string) (*sql.DB, error) {
 	// One writer: SQLite serialises writes anyway, and one connection keeps
 	// the batch transaction and its reads consistent.
 	db.SetMaxOpenConns(1)
-	reason, err := quickCheck(context.Background(), db)
-	if err == nil && reason != "" {
-		err = &DamagedError{Path: path, Reason: reason}
-	}
-	if err != nil {
-		db.Close()
-		return nil, err
+	if check {
+		reason, err := quickCheck(context.Background(), db)
+		if err == nil && reason != "" {
+			err = &DamagedError{Path: path, Reason: reason}
+		}
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	if err := migrate(context.Background(), db); err != nil {
 		db.Close()
@@ -144,7 +151,15 @@ func (d *DB) Registry() *events.Registry { return d.reg }
 func (d *DB) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.db.Close()
+	if err := d.db.Close(); err != nil {
+		return err
+	}
+	// Closed cleanly: the next open may skip the quick check (closed.go),
+	// unless the file was found damaged meanwhile.
+	if !d.hurt.Load() {
+		_ = markClosed(d.path)
+	}
+	return nil
 }
 
 // SQL exposes the database for read-only queries of other packages' tests
