@@ -2,6 +2,8 @@ package i18n
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/token"
 	"sort"
 	"strings"
 	"testing"
@@ -122,6 +124,42 @@ func TestEnglishRefusalsSayTerms(t *testing.T) {
 		}
 		if got := c.Refusal("en", &rules.Refusal{Code: code, Message: msg}, Vars{}); got != want {
 			t.Errorf("%s: %q, want %q", code, got, want)
+		}
+	}
+}
+
+// TestRefusalNumbersHaveWords: every number a refusal of the rules carries
+// (Refusal.with("name", v), read from rules/*.go) has its word on the page
+// in both languages (page.term.number.<name>), so that the refusal box
+// lists "actions needed 2", not actions_needed.
+func TestRefusalNumbersHaveWords(t *testing.T) {
+	c := MustLoad()
+	fset := token.NewFileSet()
+	names := map[string]bool{}
+	for _, f := range parseDir(t, fset, "rules") {
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "with" {
+				for i := 0; i < len(call.Args); i += 2 {
+					if name, ok := literal(call.Args[i]); ok {
+						names[name] = true
+					}
+				}
+			}
+			return true
+		})
+	}
+	if len(names) < 40 {
+		t.Fatalf("only %d numbers found in the rules' refusals", len(names))
+	}
+	for name := range names {
+		for _, lang := range Languages {
+			if w := c.texts[lang]["page.term.number."+name]; w == "" || strings.Contains(w, "_") {
+				t.Errorf("%s.json: page.term.number.%s is %q", lang, name, w)
+			}
 		}
 	}
 }
