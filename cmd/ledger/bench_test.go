@@ -43,6 +43,7 @@ func TestBenchSmall(t *testing.T) {
 var leagueSmall = []string{"bench", "--league", "--battles", "8", "--per-campaign", "3", "--turns", "3",
 	"--limit-for", "100ms", "--timeline-events", "150", "--samples", "40",
 	"--hot", "6", "--others", "3", "--per-other", "2", "--live-commands", "8", "--live-pace", "0",
+	"--memory-events", "300", "--memory-battles", "5",
 	"--events", "3000", "--starts", "2", "--rounds", "1"}
 
 // TestBenchLeagueSmall runs every part of `ledger bench --league` with
@@ -56,7 +57,7 @@ func TestBenchLeagueSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := res.Load
-	if l == nil || res.Timeline == nil || res.Audit == nil || res.Startup == nil || res.Live == nil || res.Rebuild == nil {
+	if l == nil || res.Timeline == nil || res.Audit == nil || res.Memory == nil || res.Startup == nil || res.Live == nil || res.Rebuild == nil {
 		t.Fatalf("a part is missing: %+v", res)
 	}
 	// The load: every table played to its end, every command is in the
@@ -80,6 +81,18 @@ func TestBenchLeagueSmall(t *testing.T) {
 	}
 	if a := res.Audit; a.Events < 150 || a.AuditPerSec <= 0 || a.RawReadPerSec <= 0 || a.Ratio <= 0 {
 		t.Errorf("audit %+v", a)
+	}
+	// The memory: the long battle measured every tenth of the way to its
+	// size, then every battle touched once, each beside the 200 MiB limit.
+	if m := res.Memory; len(m.Long) < 10 || m.Long[len(m.Long)-1].At < 300 || len(m.Touched) == 0 || m.Touched[len(m.Touched)-1].At != 5 ||
+		m.TargetMiB != 200 || m.StreamsBound <= 0 || m.CachedStreams > m.StreamsBound {
+		t.Errorf("memory %+v", m)
+	} else {
+		for _, p := range append(m.Long, m.Touched...) {
+			if p.HeapMiB <= 0 || (rssMiB() > 0 && p.RSSMiB <= 0) {
+				t.Errorf("memory point %+v", p)
+			}
+		}
 	}
 	if s := res.Startup; s.Events < 3000 || len(s.Starts) != 2 || s.WorstMS <= 0 || s.TargetMS != 2000 {
 		t.Errorf("start-up %+v", s)
