@@ -142,13 +142,16 @@ func ackOf(res app.Result) acked {
 func setUpCampaign(ctx context.Context, l *app.Ledger, id string, note func(acked)) (people, error) {
 	op := l.As(app.Caller{Operator: "bench"})
 	p := people{players: map[string]*app.Session{}, tokens: map[string]string{}}
-	res, err := op.Execute(ctx, asCommand(loadgen.CreateCampaign(id)))
+	// A fault (a slow append on a busy machine) is met as a person would:
+	// the same command again, with its id.
+	var retried int
+	res, err := execute(ctx, op, asCommand(loadgen.CreateCampaign(id)), &retried)
 	if err != nil {
 		return p, fmt.Errorf("bench: create campaign %s: %w", id, err)
 	}
 	note(ackOf(res))
 	for i, req := range loadgen.People(id) {
-		res, err := op.Execute(ctx, asCommand(req))
+		res, err := execute(ctx, op, asCommand(req), &retried)
 		if err != nil {
 			return p, fmt.Errorf("bench: %s: %w", req.ID, err)
 		}

@@ -28,6 +28,9 @@ type memoryResult struct {
 	// end, against its bound.
 	CachedStreams int `json:"cached_streams"`
 	StreamsBound  int `json:"cached_streams_bound"`
+	// Retried counts commands sent again, with the same id, after a fault
+	// (a slow append on a busy machine), as a person would.
+	Retried int `json:"commands_sent_again,omitempty"`
 }
 
 // memoryPoint is the process's resident memory and live heap (after a
@@ -81,7 +84,7 @@ func runMemory(ctx context.Context, a *App, o leagueOptions, tag string, progres
 	var version uint64
 	for version < o.MemoryEvents {
 		req := gen.Next()
-		r, err := p.session(gen.Side()).Execute(ctx, asCommand(req))
+		r, err := execute(ctx, p.session(gen.Side()), asCommand(req), &res.Retried)
 		if err != nil {
 			return nil, fmt.Errorf("bench: memory: %s %s: %w", req.ID, req.Name, err)
 		}
@@ -112,7 +115,7 @@ func runMemory(ctx context.Context, a *App, o leagueOptions, tag string, progres
 		// a club does with a battle it opens once.
 		for n := 0; n < 12; n++ {
 			req := g.Next()
-			if _, err := camps.session(g.Side()).Execute(ctx, asCommand(req)); err != nil {
+			if _, err := execute(ctx, camps.session(g.Side()), asCommand(req), &res.Retried); err != nil {
 				return nil, fmt.Errorf("bench: memory: %s %s %s: %w", key, req.ID, req.Name, err)
 			}
 		}
@@ -149,4 +152,7 @@ func printMemory(w io.Writer, m *memoryResult) {
 	worst, v = verdictOf(m.Touched)
 	fmt.Fprintf(w, "  worst\t\t%.0f\ttarget < %.0f MiB: %s\t\n", worst, m.TargetMiB, v)
 	fmt.Fprintf(w, "  folded streams the service holds\t%d\tbound %d (cache.streams)\t\n", m.CachedStreams, m.StreamsBound)
+	if m.Retried > 0 {
+		fmt.Fprintf(w, "  commands sent again after a fault\t%d\t\t\n", m.Retried)
+	}
 }
