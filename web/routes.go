@@ -50,6 +50,7 @@ func (s *Server) apiRoutes() []route {
 		r("GET", b+"/review", s.handleReview),
 		r("GET", b+"/audit", s.handleAudit),
 		r("GET", b+"/export", s.handleExport),
+		r("GET", b+"/report", s.handleReport),
 		r("POST", b+"/commands/{command}", s.handleCommand),
 	}
 }

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clubledger/ledger/report"
+)
+
+func init() {
+	extraCommands = append(extraCommands, func(c *cli) *cobra.Command { return c.reportCommand() })
+}
+
+func (c *cli) reportCommand() *cobra.Command {
+	var format, file, pictures string
+	var scale float64
+	var maxPictures int
+	cmd := &cobra.Command{
+		Use:   "report CAMPAIGN/BATTLE",
+		Short: "Write a battle's after-action report: HTML, or a forum post in BBCode or Markdown with its pictures beside it",
+		Long: `Report writes the after-action report of one battle, as you may see it
+(docs/report.md): the sides, their commanders and the table; a picture of
+the battlefield at the start of each turn and at each decisive moment; the
+narrative of each turn in the log's own words; the disputes and their
+rulings; the losses; the victory points and how they were counted; each
+person's dice luck against the exact odds; and the battle's head, with the
+ledger audit command that checks the report against the ledger.
+
+--format html (the default) is one self-contained file: pictures inline as
+SVG, nothing loaded from the network, ready to print to PDF. --format
+bbcode (phpBB) and --format markdown are a forum post: its pictures are
+written as SVG files beside it (--pictures DIR; default: the folder of -f),
+named as the post names them. --lang ru writes it in Russian. A player's
+report before the battle ends leaves out what the player may not see, as
+every other view does.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			key, err := battleArg(args[0])
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(report.Formats, format) {
+				return usagef("--format %q: html, bbcode or markdown", format)
+			}
+			if maxPictures < 0 {
+				return usagef("--max-pictures %d: 0 (the bound, %d) or more", maxPictures, report.MaxPictures)
+			}
+			if scale <= 0 || scale > 100 {
+				return usagef("--scale %g: pixels per inch (or cm), above 0 and at most 100", scale)
+			}
+			toFile := file != "" && file != "-"
+			if pictures == "" && toFile && format != report.HTML {
+				pictures = filepath.Dir(file)
+			}
+			api, release, err := c.api()
+			if err != nil {
+				return err
+			}
+			defer release()
+			rep, err := report.Build(c.ctx, api, messages(), key, report.Options{Lang: c.lang(), Scale: scale, MaxPictures: maxPictures})
+			if err != nil {
+				return err
+			}
+			var w io.Writer = c.stdout
+			if toFile {
+				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+					return err
+				}
+				f, err := os.Create(file)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				w = f
+			}
+			if err := rep.Write(w, format); err != nil {
+				return err
+			}
+			if pictures != "" && format != report.HTML {
+				if err := os.MkdirAll(pictures, 0o755); err != nil {
+					return err
+				}
+				err := rep.WritePictures(func(name string) (io.WriteCloser, error) {
+					return os.Create(filepath.Join(pictures, name))
+				})
+				if err != nil {
+					return err
+				}
+			}
+			if toFile {
+				w := c.words()
+				fmt.Fprintln(c.stdout, w.t("report.written", "file", file))
+				if pictures != "" && format != report.HTML {
+					fmt.Fprintln(c.stdout, w.t("report.pictures", "n", len(rep.Pictures)))
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", report.HTML, "html (one self-contained file), bbcode (phpBB) or markdown")
+	cmd.Flags().StringVarP(&file, "file", "f", "", "write the report to this file (default: standard output)")
+	cmd.Flags().StringVar(&pictures, "pictures", "", "with bbcode or markdown: write the pictures (SVG) into this folder (default: the folder of -f)")
+	cmd.Flags().Float64Var(&scale, "scale", 8, "the pictures' pixels per inch (or cm) of the table")
+	cmd.Flags().IntVar(&maxPictures, "max-pictures", 0, "draw at most this many pictures (0: the report's bound)")
+	return cmd
+}

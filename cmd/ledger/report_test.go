@@ -1,0 +1,730 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/clubledger/ledger/app"
+	"github.com/clubledger/ledger/campaign/loadgen"
+	"github.com/clubledger/ledger/config"
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/internal/dicetest"
+	"github.com/clubledger/ledger/report"
+	"github.com/clubledger/ledger/rules"
+)
+
+// logEvent is one event of `ledger log -o json`.
+type logEvent struct {
+	Version uint64          `json:"version"`
+	Type    string          `json:"type"`
+	Hash    string          `json:"hash"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// loggedEvents reads a battle's events as c's caller may read them.
+func loggedEvents(t *testing.T, c *testCLI, battle string) []logEvent {
+	t.Helper()
+	var evs []logEvent
+	if err := json.Unmarshal([]byte(c.ok("-o", "json", "log", battle)), &evs); err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+// expectedPictures counts, from the log itself, the pictures docs/report.md
+// promises: one per turn.started, one per decisive moment (a charge that
+// moved, a unit becoming routed or destroyed, the first unit of each flank
+// march to come on, a blunder, a ruling on a dispute), one of the end.
+func expectedPictures(t *testing.T, evs []logEvent) (turns, moments int, ended bool) {
+	t.Helper()
+	arrived := map[int]bool{}
+	for _, e := range evs {
+		switch e.Type {
+		case rules.EvTurnStarted:
+			turns++
+		case rules.EvChargeDeclared:
+			var c struct{ Pending bool }
+			mustJSON(t, e.Payload, &c)
+			if !c.Pending {
+				moments++
+			}
+		case rules.EvCombatRecorded:
+			var c struct {
+				Status       string `json:"status"`
+				StatusBefore string `json:"status_before"`
+			}
+			mustJSON(t, e.Payload, &c)
+			if c.Status != c.StatusBefore && (c.Status == "routed" || c.Status == "destroyed") {
+				moments++
+			}
+		case rules.EvFlankUnitEntered:
+			var f struct{ March int }
+			mustJSON(t, e.Payload, &f)
+			if !arrived[f.March] {
+				arrived[f.March] = true
+				moments++
+			}
+		case rules.EvOrderResolved:
+			var o struct{ Outcome string }
+			mustJSON(t, e.Payload, &o)
+			if o.Outcome == "blunder" {
+				moments++
+			}
+		case rules.EvDisputeUpheld, rules.EvDisputeDismissed:
+			moments++
+		case rules.EvBattleEnded:
+			ended = true
+		}
+	}
+	return turns, moments, ended
+}
+
+func mustJSON(t *testing.T, b []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// voidElements have no end tag in HTML5.
+var voidElements = map[string]bool{"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true,
+	"input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true}
+
+// checkHTML5 checks doc is a well-formed, self-contained HTML5 document:
+// the HTML5 doctype; html with lang, head with a UTF-8 charset and a title,
+// body; every element closed in order (SVG's self-closing ones included)
+// and no id twice, read by golang.org/x/net/html's tokenizer; the parser's
+// tree has the same elements; nothing loaded from elsewhere: no script,
+// link, iframe, object or img, no src= or href= to http(s), no @import,
+// no url() to http(s). It returns the parsed document.
+func checkHTML5(t *testing.T, doc string) *html.Node {
+	t.Helper()
+	if !strings.HasPrefix(doc, "<!DOCTYPE html>\n") {
+		t.Errorf("no HTML5 doctype: %.40q", doc)
+	}
+	z := html.NewTokenizer(strings.NewReader(doc))
+	var stack []string
+	ids := map[string]bool{}
+	remote := regexp.MustCompile(`(?i)^\s*(https?:)?//`)
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			if z.Err() != io.EOF {
+				t.Fatalf("tokenizer: %v", z.Err())
+			}
+			break
+		}
+		tok := z.Token()
+		switch tt {
+		case html.StartTagToken, html.SelfClosingTagToken:
+			switch tok.Data {
+			case "script", "link", "iframe", "object", "embed", "img", "base", "frame":
+				t.Errorf("the report has a <%s>", tok.Data)
+			}
+			for _, a := range tok.Attr {
+				k := strings.ToLower(a.Key)
+				if (k == "src" || k == "href" || k == "xlink:href" || k == "action" || k == "srcset") && (remote.MatchString(a.Val) || strings.HasPrefix(strings.TrimSpace(a.Val), "http")) {
+					t.Errorf("<%s %s=%q> loads from the network", tok.Data, a.Key, a.Val)
+				}
+				if k == "id" {
+					if ids[a.Val] {
+						t.Errorf("id %q twice", a.Val)
+					}
+					ids[a.Val] = true
+				}
+				if k == "style" && regexp.MustCompile(`(?i)url\(|@import`).MatchString(a.Val) {
+					t.Errorf("<%s style=%q> may load", tok.Data, a.Val)
+				}
+			}
+			if tt == html.StartTagToken && !voidElements[tok.Data] {
+				stack = append(stack, tok.Data)
+			}
+		case html.EndTagToken:
+			if len(stack) == 0 || stack[len(stack)-1] != tok.Data {
+				t.Fatalf("</%s> closes %v", tok.Data, stack)
+			}
+			stack = stack[:len(stack)-1]
+		case html.TextToken:
+			if len(stack) > 0 && stack[len(stack)-1] == "style" && regexp.MustCompile(`(?i)@import|url\(\s*['"]?\s*(https?:)?//`).MatchString(tok.Data) {
+				t.Errorf("the style loads from elsewhere: %s", tok.Data)
+			}
+		}
+	}
+	if len(stack) != 0 {
+		t.Errorf("elements left open: %v", stack)
+	}
+	root, err := html.Parse(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[atom.Atom]int{}
+	var htmlLang, charset string
+	walk(root, func(n *html.Node) {
+		if n.Type != html.ElementNode || n.Namespace != "" {
+			return // SVG's own title is the picture's
+		}
+		count[n.DataAtom]++
+		switch n.DataAtom {
+		case atom.Html:
+			htmlLang = attr(n, "lang")
+		case atom.Meta:
+			if c := attr(n, "charset"); c != "" {
+				charset = c
+			}
+		}
+	})
+	for _, a := range []atom.Atom{atom.Html, atom.Head, atom.Body, atom.Title} {
+		if count[a] != 1 {
+			t.Errorf("%d <%s>", count[a], a)
+		}
+	}
+	if htmlLang == "" || !strings.EqualFold(charset, "utf-8") {
+		t.Errorf("html lang %q, charset %q", htmlLang, charset)
+	}
+	return root
+}
+
+func walk(n *html.Node, f func(*html.Node)) {
+	f(n)
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		walk(c, f)
+	}
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func hasClass(n *html.Node, class string) bool {
+	return n.Type == html.ElementNode && strings.Contains(" "+attr(n, "class")+" ", " "+class+" ")
+}
+
+// figures are the report's pictures: each a <figure class="picture">
+// holding one <svg>.
+func figures(t *testing.T, root *html.Node) []*html.Node {
+	t.Helper()
+	var out []*html.Node
+	walk(root, func(n *html.Node) {
+		if n.DataAtom == atom.Figure && hasClass(n, "picture") {
+			svgs := 0
+			walk(n, func(m *html.Node) {
+				if m.Type == html.ElementNode && m.Data == "svg" {
+					svgs++
+				}
+			})
+			if svgs != 1 {
+				t.Errorf("figure %s holds %d svg", attr(n, "id"), svgs)
+			}
+			out = append(out, n)
+		}
+	})
+	return out
+}
+
+// TestReportExamples plays each example battle and writes its HTML
+// report: a well-formed HTML5 document that loads nothing from the
+// network (checkHTML5); a picture per turn, per decisive moment and of
+// the end, as many as the log says there are (expectedPictures, counted
+// from the log's payloads, not from the report), each turn's heading
+// followed by its picture and each decisive moment's line holding its
+// own; the narrative tells every event but the dice's bookkeeping; it
+// names the battle's head (the last event's hash in ledger log), and the
+// audit command it prints passes on the ledger.
+func TestReportExamples(t *testing.T) {
+	allMoments := 0
+	for _, ex := range []struct{ file, battle string }{
+		{"first-battle.yaml", "demo-1809/eggmuhl"},
+		{"aspern-turn.yaml", "danube-1809/aspern"},
+	} {
+		t.Run(ex.file, func(t *testing.T) {
+			c := newCLI(t)
+			c.ok("play", "../../examples/"+ex.file)
+			file := filepath.Join(t.TempDir(), "report.html")
+			if out := c.ok("report", ex.battle, "-f", file); !strings.Contains(out, "report written to "+file) {
+				t.Errorf("report: %s", out)
+			}
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := string(b)
+			root := checkHTML5(t, doc)
+			evs := loggedEvents(t, c, ex.battle)
+			turns, moments, ended := expectedPictures(t, evs)
+			want := turns + moments
+			if ended {
+				want++
+			}
+			figs := figures(t, root)
+			allMoments += moments
+			if turns == 0 || len(figs) != want {
+				t.Errorf("%d pictures, want %d: %d turns, %d decisive moments, ended %v", len(figs), want, turns, moments, ended)
+			}
+			// Each turn's heading is followed by its picture; each decisive
+			// moment's line holds its own.
+			headings, moment := 0, 0
+			walk(root, func(n *html.Node) {
+				if n.DataAtom == atom.H3 && strings.HasPrefix(attr(n, "id"), "turn-") {
+					headings++
+					next := n.NextSibling
+					for next != nil && next.Type != html.ElementNode {
+						next = next.NextSibling
+					}
+					if next == nil || !hasClass(next, "picture") {
+						t.Errorf("turn heading %s has no picture after it", attr(n, "id"))
+					}
+				}
+				if n.DataAtom == atom.Li && hasClass(n, "moment") {
+					moment++
+					if len(figures(t, n)) != 1 {
+						t.Errorf("decisive moment %q has no picture", text(n))
+					}
+				}
+			})
+			if headings != turns || moment != moments {
+				t.Errorf("%d turn headings (want %d), %d moments (want %d)", headings, turns, moment, moments)
+			}
+			// Every event but the dice's bookkeeping is told, by its number.
+			told := 0
+			walk(root, func(n *html.Node) {
+				if n.DataAtom == atom.Li {
+					told++
+				}
+			})
+			untold := 0
+			for _, e := range evs {
+				if strings.HasPrefix(e.Type, "dice.") {
+					untold++
+				}
+			}
+			if told != len(evs)-untold {
+				t.Errorf("%d events told, want %d (%d events, %d of the dice's bookkeeping)", told, len(evs)-untold, len(evs), untold)
+			}
+			head := evs[len(evs)-1].Hash
+			if len(head) != 64 || !strings.Contains(doc, head) || !strings.Contains(doc, `<meta name="ledger-head" content="`+head+`">`) {
+				t.Errorf("the report does not name the head %s", head)
+			}
+			if out := c.ok("audit", ex.battle, "--head", head); !strings.Contains(out, head[:16]) {
+				t.Errorf("audit --head: %s", out)
+			}
+		})
+	}
+	if allMoments == 0 {
+		t.Error("no decisive moment in the examples: the test checks no moment's picture")
+	}
+}
+
+// text is n's text.
+func text(n *html.Node) string {
+	var b strings.Builder
+	walk(n, func(m *html.Node) {
+		if m.Type == html.TextNode {
+			b.WriteString(m.Data)
+		}
+	})
+	return b.String()
+}
+
+var bbTag = regexp.MustCompile(`\[(/?)([a-z*]+)(=[^\]]*)?\]`)
+
+// checkBBCode checks every BBCode tag is closed in order ([*] is an item
+// and has none) and returns the attachments' file names in order.
+func checkBBCode(t *testing.T, post string) []string {
+	t.Helper()
+	var stack []string
+	var files []string
+	known := map[string]bool{"b": true, "i": true, "size": true, "list": true, "code": true, "attachment": true, "*": true}
+	for _, m := range bbTag.FindAllStringSubmatchIndex(post, -1) {
+		closing, name := post[m[2]:m[3]] == "/", post[m[4]:m[5]]
+		if !known[name] {
+			t.Errorf("unknown tag [%s]", name)
+			continue
+		}
+		switch {
+		case name == "*":
+			if len(stack) == 0 || stack[len(stack)-1] != "list" {
+				t.Errorf("[*] outside a list: %v", stack)
+			}
+		case closing:
+			if len(stack) == 0 || stack[len(stack)-1] != name {
+				t.Fatalf("[/%s] closes %v", name, stack)
+			}
+			stack = stack[:len(stack)-1]
+		default:
+			stack = append(stack, name)
+			if name == "attachment" {
+				end := strings.Index(post[m[1]:], "[/attachment]")
+				if end < 0 {
+					t.Fatalf("an attachment without its end")
+				}
+				files = append(files, post[m[1]:m[1]+end])
+			}
+		}
+	}
+	if len(stack) > 0 {
+		t.Errorf("tags left open: %v", stack)
+	}
+	return files
+}
+
+var mdImage = regexp.MustCompile(`!\[[^\]]*\]\(([^)\s]+)\)`)
+
+// checkMarkdown checks the post's structure: one title, fenced code blocks
+// closed, every table's rows as wide as its heading with a separator
+// under it, bold markers paired on each line; it returns the images'
+// file names in order.
+func checkMarkdown(t *testing.T, post string) []string {
+	t.Helper()
+	lines := strings.Split(post, "\n")
+	fence, titles := false, 0
+	width := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "```") {
+			fence = !fence
+			continue
+		}
+		if fence {
+			continue
+		}
+		if strings.HasPrefix(l, "# ") {
+			titles++
+		}
+		if strings.Count(strings.ReplaceAll(l, `\*`, ""), "**")%2 != 0 {
+			t.Errorf("line %d: unpaired **: %s", i+1, l)
+		}
+		if strings.HasPrefix(l, "|") {
+			cells := len(splitRow(l))
+			switch {
+			case width < 0:
+				width = cells
+				if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "| --- |") || len(splitRow(lines[i+1])) != cells {
+					t.Errorf("line %d: a table heading without its separator", i+1)
+				}
+			case cells != width:
+				t.Errorf("line %d: %d cells, the table has %d: %s", i+1, cells, width, l)
+			}
+		} else {
+			width = -1
+		}
+	}
+	if fence || titles != 1 {
+		t.Errorf("a code block left open (%v), %d titles", fence, titles)
+	}
+	var files []string
+	for _, m := range mdImage.FindAllStringSubmatch(post, -1) {
+		files = append(files, m[1])
+	}
+	return files
+}
+
+// splitRow splits a Markdown table row on its unescaped bars.
+func splitRow(l string) []string {
+	l = strings.ReplaceAll(l, `\|`, "\x00")
+	parts := strings.Split(strings.Trim(l, "|"), "|")
+	return parts
+}
+
+// TestReportForumPosts writes the Aspern example as a BBCode and a
+// Markdown post: tags balanced and known to phpBB, the Markdown's
+// structure whole, the same narrative in both (every event's number),
+// and each picture they name written beside the post as an SVG file that
+// encoding/xml reads, as many as the HTML report draws.
+func TestReportForumPosts(t *testing.T) {
+	c := newCLI(t)
+	c.ok("play", "../../examples/aspern-turn.yaml")
+	battle := "danube-1809/aspern"
+	evs := loggedEvents(t, c, battle)
+	turns, moments, _ := expectedPictures(t, evs)
+	dir := t.TempDir()
+	for _, format := range []string{"bbcode", "markdown"} {
+		sub := filepath.Join(dir, format)
+		file := filepath.Join(sub, "post.txt")
+		out := c.ok("report", battle, "--format", format, "-f", file)
+		if !strings.Contains(out, "pictures written beside it") {
+			t.Errorf("%s: %s", format, out)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		post := string(b)
+		var files []string
+		if format == "bbcode" {
+			files = checkBBCode(t, post)
+		} else {
+			files = checkMarkdown(t, post)
+		}
+		if len(files) != turns+moments+1 {
+			t.Errorf("%s: %d pictures named, want %d", format, len(files), turns+moments+1)
+		}
+		for _, f := range files {
+			svg, err := os.ReadFile(filepath.Join(sub, f))
+			if err != nil {
+				t.Errorf("%s: %v", format, err)
+				continue
+			}
+			if err := xml.Unmarshal(svg, new(struct {
+				XMLName xml.Name `xml:"svg"`
+			})); err != nil {
+				t.Errorf("%s: %s is no SVG: %v", format, f, err)
+			}
+		}
+		for _, e := range evs {
+			if !strings.HasPrefix(e.Type, "dice.") && !strings.Contains(post, fmt.Sprintf("#%d ", e.Version)) {
+				t.Errorf("%s: event %d (%s) is not told", format, e.Version, e.Type)
+			}
+		}
+	}
+	// Without -f, the post goes to standard output and no picture is written.
+	if out := c.ok("report", battle, "--format", "markdown"); !strings.HasPrefix(out, "# Aspern") {
+		t.Errorf("markdown to standard output: %.80s", out)
+	}
+	if code, _, errs := c.run("report", battle, "--format", "pdf"); code != exitUsage || !strings.Contains(errs, "html, bbcode or markdown") {
+		t.Errorf("--format pdf: exit %d %s", code, errs)
+	}
+}
+
+// TestReportRussian writes the Aspern example's report in Russian (--lang
+// ru): the HTML's text (the pictures' labels included, the command lines
+// under "verify" left out) and the Markdown post have no English word
+// but ids (englishIn, as TestRussianCLI), and lengths are in the battle's
+// centimetres with a decimal comma.
+func TestReportRussian(t *testing.T) {
+	c := newCLI(t)
+	c.cfg.Lang = "ru"
+	c.ok("play", "../../examples/aspern-turn.yaml")
+	battle := "danube-1809/aspern"
+	ids := c.ids(battle)
+	doc := c.ok("report", battle)
+	root := checkHTML5(t, doc)
+	var b strings.Builder
+	var visit func(n *html.Node)
+	visit = func(n *html.Node) {
+		if n.Type == html.ElementNode && (n.DataAtom == atom.Style || n.DataAtom == atom.Code || n.DataAtom == atom.Title && n.Parent.DataAtom == atom.Head) {
+			return
+		}
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data + " ")
+		}
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			visit(ch)
+		}
+	}
+	visit(root)
+	if w := englishIn(b.String(), ids); len(w) > 0 {
+		t.Errorf("HTML: English words %v", w)
+	}
+	post := c.ok("report", battle, "--format", "markdown")
+	post = regexp.MustCompile("(?s)```.*?```").ReplaceAllString(post, "")
+	post = regexp.MustCompile(`\]\([^)]*\)`).ReplaceAllString(post, "]")
+	if w := englishIn(post, ids); len(w) > 0 {
+		t.Errorf("Markdown: English words %v in:\n%s", w, post)
+	}
+	for _, want := range []string{"Стол 180,0 см × 120,0 см", "Ход сражения", "Кому везло", "Проверка донесения"} {
+		if !strings.Contains(post, want) {
+			t.Errorf("Markdown lacks %q", want)
+		}
+	}
+}
+
+// flankScenario opens campaign fm (marie commands red, karl blue), battle
+// b1 in inches, and has red declare a flank march whose orders (brigade
+// hidden-bde, general hidden-gen "Brigadier Unseen", units hidden-1 and
+// hidden-2) are sealed.
+const flankScenario = `name: "A sealed flank march"
+id: fm
+campaign: fm
+battle: b1
+actor: umpire
+steps:
+  - do: campaign.create
+    with:
+      name: Flank march
+      sides:
+        - {id: red, name: Red, nation: france}
+        - {id: blue, name: Blue, nation: austria}
+  - do: player.add
+    with: {player: marie, name: Marie, role: player, side: red}
+  - do: battle.create
+    with: {name: The flank, measurement: in, table: {width: 72, depth: 48}, first_side: red}
+  - do: army.deploy
+    with:
+      side: red
+      c_in_c: {id: red-cinc, name: Marshal, rating: 9, position: {x: 36, y: 2}}
+      brigades:
+        - {id: r1, name: First, order: attack, general: {id: r1-gen, name: Gen A, rating: 8, position: {x: 40, y: 8}},
+           units: [{id: r1-inf1, type: infantry, position: {x: 40, y: 10}, facing: 0}]}
+  - do: army.deploy
+    with:
+      side: blue
+      c_in_c: {id: blue-cinc, name: Archduke, rating: 8, position: {x: 36, y: 46}}
+      brigades:
+        - {id: b1, name: Grenadiers, order: defend, general: {id: b1-gen, name: Gen C, rating: 8, position: {x: 20, y: 40}},
+           units: [{id: b1-inf1, type: infantry, position: {x: 20, y: 38}, facing: 180}]}
+  - do: battle.start
+  - do: flank.declare
+    dice: [3]
+    with:
+      side: red
+      edge: west
+      orders:
+        entry: {x: 0, y: 30}
+        brigades:
+          - id: hidden-bde
+            name: Secret Column
+            order: attack
+            general: {id: hidden-gen, name: Brigadier Unseen, rating: 7}
+            units:
+              - {id: hidden-1, type: infantry}
+              - {id: hidden-2, type: cavalry}
+    expect: accepted
+  - do: phase.end
+    with: {side: red}
+`
+
+// TestReportSealedFlankMarch: a report is made through the same door and
+// the same view as every other query, so what its reader may not see
+// stays unseen. Before the battle ends, karl's report (the opponent's)
+// holds none of red's sealed orders (the brigade, its general, its
+// units), in HTML and in the forum post, though it tells the march by its
+// edge; marie's (red's own) and the operator's hold them. After the
+// battle ends the orders are revealed (F.9), and karl's report holds them
+// too.
+func TestReportSealedFlankMarch(t *testing.T) {
+	c := newCLI(t)
+	file := filepath.Join(t.TempDir(), "fm.yaml")
+	if err := os.WriteFile(file, []byte(flankScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.ok("play", file)
+	var added struct {
+		Token string `json:"token"`
+	}
+	mustJSON(t, []byte(c.ok("-o", "json", "player", "add", "fm", "karl", "--role", "player", "--side", "blue")), &added)
+	karl := &testCLI{t: t, cfg: c.cfg, entropy: c.entropy}
+	karl.cfg.Token = added.Token
+	mustJSON(t, []byte(c.ok("-o", "json", "player", "add", "fm", "marie2", "--role", "player", "--side", "red")), &added)
+	marie := &testCLI{t: t, cfg: c.cfg, entropy: c.entropy}
+	marie.cfg.Token = added.Token
+
+	sealed := []string{"hidden-bde", "Secret Column", "hidden-gen", "Brigadier Unseen", "hidden-1", "hidden-2"}
+	reports := func(who *testCLI) string {
+		return who.ok("report", "fm/b1") + who.ok("report", "fm/b1", "--format", "markdown") + who.ok("report", "fm/b1", "--format", "bbcode")
+	}
+	seen := reports(karl)
+	for _, s := range sealed {
+		if strings.Contains(seen, s) {
+			t.Errorf("karl's report before the end holds red's sealed %q", s)
+		}
+	}
+	if !strings.Contains(seen, "sealed until it arrives") || !strings.Contains(seen, "Flank marches") {
+		t.Errorf("karl's report does not tell the march by its edge")
+	}
+	for name, who := range map[string]*testCLI{"marie": marie, "the operator": c} {
+		got := reports(who)
+		for _, s := range []string{"hidden-1", "hidden-2"} {
+			if !strings.Contains(got, s) {
+				t.Errorf("%s's report lacks red's own %q", name, s)
+			}
+		}
+	}
+	c.ok("do", "fm/b1", "battle.end", "--json", `{"reason":"the umpire ends it"}`)
+	after := reports(karl)
+	for _, s := range []string{"hidden-1", "hidden-2"} {
+		if !strings.Contains(after, s) {
+			t.Errorf("karl's report after the end lacks the revealed %q", s)
+		}
+	}
+}
+
+// BenchmarkReport2000Events plays a league battle of at least 2,000
+// events through the service (digital and physical dice, combat),
+// then times the HTML report of it through the door, as the operator:
+// every query, every picture, the rendering. It reports the time, the
+// size in bytes and the pictures (docs/report.md has the figures).
+func BenchmarkReport2000Events(b *testing.B) {
+	cfg := config.Default()
+	cfg.DataDir = b.TempDir()
+	ctx := context.Background()
+	a, err := OpenApp(ctx, cfg, AppOptions{Entropy: dicetest.Entropy(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	key, n := playLeagueBattle(b, a, 2000)
+	api := a.Ledger.As(app.Caller{Operator: "operator", Lang: "en"})
+	var size, pictures int
+	var took time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		rep, err := report.Build(ctx, api, messages(), key, report.Options{Lang: "en"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := rep.Write(&out, report.HTML); err != nil {
+			b.Fatal(err)
+		}
+		took = time.Since(t0)
+		size, pictures = out.Len(), len(rep.Pictures)
+	}
+	b.ReportMetric(float64(size), "bytes")
+	b.ReportMetric(float64(pictures), "pictures")
+	b.Logf("report of %d events: %s, %d bytes, %d pictures", n, took.Round(time.Millisecond), size, pictures)
+}
+
+// playLeagueBattle plays a league battle (loadgen) of at least events
+// events through a's service and brings the projection up to date.
+func playLeagueBattle(tb testing.TB, a *App, minEvents int) (events.Key, int) {
+	tb.Helper()
+	ctx := context.Background()
+	if _, err := a.Service.Execute(ctx, loadgen.CreateCampaign("big")); err != nil {
+		tb.Fatal(err)
+	}
+	for _, req := range loadgen.People("big") {
+		if _, err := a.Service.Execute(ctx, req); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	// The league's mix but the players' own seeds, which the script adds
+	// as the players (the service refuses them from the operator).
+	g := loadgen.NewBattle("big", "b1", 7)
+	g.Mix = loadgen.LeagueMix
+	g.Mix.Seeds = false
+	n := 0
+	for n < minEvents && !g.Ended() {
+		req := g.Next()
+		out, err := a.Service.Execute(ctx, req)
+		if err != nil {
+			tb.Fatalf("%s %s: %v", req.ID, req.Name, err)
+		}
+		for _, e := range out.Events {
+			if err := g.Observe(e.Type, e.Payload); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		n += len(out.Events)
+	}
+	if err := a.CatchUp(ctx, nil); err != nil {
+		tb.Fatal(err)
+	}
+	return events.Key{Campaign: "big", Battle: "b1"}, n
+}

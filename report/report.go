@@ -1,0 +1,475 @@
+// Package report writes the after-action report of a battle (issue 28,
+// docs/report.md): the title, the sides and their commanders, the table,
+// a picture of the battlefield at the start of each turn and at each
+// decisive moment, the narrative of each turn, the disputes and their
+// rulings, the flank marches, the losses, the victory points, each
+// person's dice luck, and the head of the battle with how to verify the
+// report against the ledger.
+//
+// The report reads only the door's queries (app.API, as one caller sees
+// the battle): what the caller may not see stays unseen, because the
+// service decided it, not this package. Its sentences are the describer's
+// (app.Describer, through EventView.Description); its own words are
+// headings and labels from the catalogue (i18n, "report.*").
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/clubledger/ledger/app"
+	"github.com/clubledger/ledger/campaign/audit"
+	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/i18n"
+	"github.com/clubledger/ledger/rules"
+)
+
+// Formats of a report.
+const (
+	HTML     = "html"
+	BBCode   = "bbcode"
+	Markdown = "markdown"
+)
+
+// Formats lists the formats Write takes.
+var Formats = []string{HTML, BBCode, Markdown}
+
+// MaxPictures bounds the pictures of one report (docs/report.md): the
+// turns' pictures first, then the decisive moments in the order of the
+// log, until the bound. The report says how many moments it left
+// unpictured; their sentences stay in the narrative.
+const MaxPictures = 120
+
+// Options tune a report.
+type Options struct {
+	// Lang is the language of the report's own words (the descriptions and
+	// the pictures' labels are in the session's: give the same).
+	Lang string
+	// Scale is the pictures' pixels per inch (or cm); 0: 8.
+	Scale float64
+	// MaxPictures, when above 0 and below MaxPictures, bounds the
+	// pictures further.
+	MaxPictures int
+}
+
+// Report is one battle's after-action report, as one caller may see it.
+type Report struct {
+	Key         events.Key `json:"key"`
+	Name        string     `json:"name"`
+	Campaign    string     `json:"campaign_name,omitempty"`
+	Lang        string     `json:"lang"`
+	Status      string     `json:"status"`
+	Ended       bool       `json:"ended"`
+	Turn        int        `json:"turn"`
+	Measurement string     `json:"measurement"`
+	TableWidth  float64    `json:"table_width"`
+	TableDepth  float64    `json:"table_depth"`
+	Sides       []Side     `json:"sides"`
+	// Prelude is what happened before the first turn; Turns each turn's.
+	Prelude []Line `json:"prelude"`
+	Turns   []Turn `json:"turns"`
+	// Moments are the decisive moments (docs/report.md), in the log's
+	// order; Unpictured counts those left without a picture by the bound.
+	Moments    []Moment `json:"moments"`
+	Unpictured int      `json:"unpictured,omitempty"`
+	// Pictures are the report's pictures (SVG), each named for the files
+	// a forum post attaches.
+	Pictures     []Picture          `json:"pictures"`
+	Disputes     []rules.Dispute    `json:"disputes"`
+	FlankMarches []rules.FlankMarch `json:"flank_marches"`
+	Losses       []Loss             `json:"losses"`
+	// Score is the last battle.scored (or battle.rescored) the caller may
+	// read; nil before the battle is scored.
+	Score     *rules.BattleScored `json:"score,omitempty"`
+	ScoredAt  uint64              `json:"scored_at,omitempty"`
+	Luck      []audit.PlayerStats `json:"luck"`
+	Head      string              `json:"head"`
+	Last      uint64              `json:"last"`
+	Chain     string              `json:"chain"`
+	AuditPass bool                `json:"audit_passed"`
+	// Events counts the events the report tells (those the caller may
+	// read); Withheld those it may not.
+	Events   int `json:"events"`
+	Withheld int `json:"withheld"`
+
+	cat *i18n.Catalogue
+}
+
+// Side is one side: its name, its players and its commanders.
+type Side struct {
+	ID       string   `json:"side"`
+	Name     string   `json:"name"`
+	Nation   string   `json:"nation,omitempty"`
+	Players  []string `json:"players"`
+	CInC     string   `json:"c_in_c,omitempty"`
+	Generals []string `json:"generals"`
+	Units    int      `json:"units"`
+}
+
+// Turn is one side turn: its number, its phasing side, the event that
+// began it, its picture and its narrative.
+type Turn struct {
+	Turn    int    `json:"turn"`
+	Side    string `json:"side"`
+	Version uint64 `json:"version"`
+	Picture int    `json:"picture"` // index in Pictures, -1: none
+	Lines   []Line `json:"lines"`
+}
+
+// Line is one sentence of the narrative: an event, in the describer's
+// words.
+type Line struct {
+	Version uint64 `json:"version"`
+	Type    string `json:"type"`
+	Text    string `json:"text"`
+	// Moment is the index of the decisive moment the event is, -1: none.
+	Moment int `json:"moment"`
+}
+
+// Moment is a decisive moment: its kind (charge, rout, destroyed,
+// flank_arrival, blunder, ruling), the event and its picture.
+type Moment struct {
+	Kind    string `json:"kind"`
+	Version uint64 `json:"version"`
+	Turn    int    `json:"turn"`
+	Text    string `json:"text"`
+	Picture int    `json:"picture"` // -1: left unpictured by the bound
+}
+
+// Picture is one picture of the report.
+type Picture struct {
+	Name    string `json:"name"` // file name: 03-turn-2.svg
+	Caption string `json:"caption"`
+	Version uint64 `json:"version"`
+	SVG     []byte `json:"-"`
+}
+
+// Loss is one unit that suffered: its casualty markers and status at the
+// end of what the caller may see.
+type Loss struct {
+	Side    string `json:"side"`
+	Unit    string `json:"unit"`
+	Type    string `json:"type"`
+	Markers int    `json:"markers"`
+	Status  string `json:"status"`
+}
+
+// Build reads the battle through api, as api's caller may see it, and
+// gathers its report. ctx bounds the work (a request's budget): every
+// query sees it.
+func Build(ctx context.Context, api app.API, cat *i18n.Catalogue, key events.Key, opt Options) (*Report, error) {
+	if cat == nil {
+		return nil, fmt.Errorf("report: no catalogue")
+	}
+	// A request's budget already spent: say so, before any query (a read
+	// of the log cut short by it would be told as the log unavailable).
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	lang := opt.Lang
+	if !i18n.Supported(lang) {
+		lang = "en"
+	}
+	scale := opt.Scale
+	if scale <= 0 {
+		scale = 8
+	}
+	limit := MaxPictures
+	if opt.MaxPictures > 0 && opt.MaxPictures < limit {
+		limit = opt.MaxPictures
+	}
+	end, err := api.Replay(ctx, key, app.Latest)
+	if err != nil {
+		return nil, err
+	}
+	page, err := api.Events(ctx, key, 0)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Key: key, Name: end.Name, Lang: lang, Status: end.Status, Ended: end.Ended, Turn: end.Turn,
+		Measurement: end.Measurement, TableWidth: end.TableWidth, TableDepth: end.TableDepth,
+		Disputes: end.Disputes, FlankMarches: end.FlankMarches, Head: page.Head, Last: page.Last, Chain: page.Chain,
+		Events: len(page.Events), cat: cat}
+	if r.Name == "" {
+		r.Name = key.Battle
+	}
+	r.Withheld = int(page.Last) - len(page.Events)
+	if info, err := api.Campaign(ctx, key.Campaign); err == nil {
+		r.Campaign = info.Name
+		r.sides(end, info.People)
+	} else {
+		r.sides(end, nil)
+	}
+	r.losses(end)
+	r.narrate(page.Events)
+	if err := r.draw(ctx, api, key, scale, limit); err != nil {
+		return nil, err
+	}
+	rep, err := api.Audit(ctx, key, app.AuditOptions{})
+	if err != nil {
+		return nil, err
+	}
+	r.Luck = rep.Players
+	r.AuditPass = !rep.Failed()
+	return r, nil
+}
+
+// sides are the battle's sides with their players and commanders.
+func (r *Report) sides(b app.Board, people []app.Person) {
+	for _, s := range b.Sides {
+		sd := Side{ID: s.Side, Name: s.Name, Nation: s.Nation}
+		for _, p := range people {
+			if p.Side == s.Side && p.Role == "player" {
+				name := p.Player
+				if p.Name != "" && p.Name != p.Player {
+					name = p.Name + " (" + p.Player + ")"
+				}
+				sd.Players = append(sd.Players, name)
+			}
+		}
+		for _, g := range b.Generals {
+			if g.Side != s.Side {
+				continue
+			}
+			name := g.General
+			if g.Name != "" {
+				name = g.Name
+			}
+			if g.CInC {
+				sd.CInC = name
+			} else {
+				sd.Generals = append(sd.Generals, name)
+			}
+		}
+		for _, u := range b.Units {
+			if u.Side == s.Side {
+				sd.Units++
+			}
+		}
+		r.Sides = append(r.Sides, sd)
+	}
+}
+
+// losses are the units with casualty markers or out of good order.
+func (r *Report) losses(b app.Board) {
+	for _, u := range b.Units {
+		if u.Markers > 0 || u.Status != rules.UnitOK && u.Status != "" {
+			r.Losses = append(r.Losses, Loss{Side: u.Side, Unit: u.Unit, Type: u.Type, Markers: u.Markers, Status: u.Status})
+		}
+	}
+	slices.SortStableFunc(r.Losses, func(a, b Loss) int { return strings.Compare(a.Side, b.Side) })
+}
+
+// untold are the events the narrative leaves out: the dice's own
+// bookkeeping (each roll is told by the event that reads it; the luck
+// section counts them all).
+var untold = map[string]bool{
+	rules.EvDiceRolled: true, rules.EvDiceCommitted: true, rules.EvDiceSeedAdded: true, rules.EvDiceRevealed: true,
+}
+
+// narrate groups the events into the prelude and the turns, and picks the
+// decisive moments (docs/report.md, "The decisive moments").
+func (r *Report) narrate(evs []app.EventView) {
+	marches := map[int]bool{}
+	for _, e := range evs {
+		if e.Type == rules.EvTurnStarted {
+			var ts rules.TurnStarted
+			_ = json.Unmarshal(e.Payload, &ts)
+			r.Turns = append(r.Turns, Turn{Turn: ts.Turn, Side: ts.Side, Version: e.Version, Picture: -1})
+		}
+		if e.Type == rules.EvBattleScored {
+			var sc rules.BattleScored
+			if json.Unmarshal(e.Payload, &sc) == nil {
+				r.Score, r.ScoredAt = &sc, e.Version
+			}
+		}
+		if e.Type == rules.EvBattleRescored {
+			var rs rules.BattleRescored
+			if json.Unmarshal(e.Payload, &rs) == nil {
+				r.Score, r.ScoredAt = &rs.Score, e.Version
+			}
+		}
+		if untold[e.Type] {
+			continue
+		}
+		line := Line{Version: e.Version, Type: e.Type, Text: e.Description, Moment: -1}
+		if kind := decisive(e, marches); kind != "" {
+			line.Moment = len(r.Moments)
+			turn := 0
+			if len(r.Turns) > 0 {
+				turn = r.Turns[len(r.Turns)-1].Turn
+			}
+			r.Moments = append(r.Moments, Moment{Kind: kind, Version: e.Version, Turn: turn, Text: e.Description, Picture: -1})
+		}
+		if len(r.Turns) == 0 {
+			r.Prelude = append(r.Prelude, line)
+		} else {
+			t := &r.Turns[len(r.Turns)-1]
+			t.Lines = append(t.Lines, line)
+		}
+	}
+}
+
+// Kinds of decisive moments.
+const (
+	KindCharge       = "charge"
+	KindRout         = "rout"
+	KindDestroyed    = "destroyed"
+	KindFlankArrival = "flank_arrival"
+	KindBlunder      = "blunder"
+	KindRuling       = "ruling"
+)
+
+// decisive says which decisive moment e is, or "": the rule of
+// docs/report.md. marches notes the flank marches already arrived.
+func decisive(e app.EventView, marches map[int]bool) string {
+	switch e.Type {
+	case rules.EvChargeDeclared:
+		var c rules.ChargeDeclared
+		if json.Unmarshal(e.Payload, &c) == nil && !c.Pending {
+			return KindCharge
+		}
+	case rules.EvCombatRecorded:
+		var c rules.CombatRecorded
+		if json.Unmarshal(e.Payload, &c) == nil && c.Status != c.StatusBefore {
+			switch c.Status {
+			case rules.UnitRouted:
+				return KindRout
+			case rules.UnitDestroyed:
+				return KindDestroyed
+			}
+		}
+	case rules.EvFlankUnitEntered:
+		var f rules.FlankUnitEntered
+		if json.Unmarshal(e.Payload, &f) == nil && !marches[f.March] {
+			marches[f.March] = true
+			return KindFlankArrival
+		}
+	case rules.EvOrderResolved:
+		var o rules.OrderResolved
+		if json.Unmarshal(e.Payload, &o) == nil && o.Outcome == rules.OutcomeBlunder {
+			return KindBlunder
+		}
+	case rules.EvDisputeUpheld, rules.EvDisputeDismissed:
+		return KindRuling
+	}
+	return ""
+}
+
+// draw asks the door for the pictures: the start of each turn, then the
+// decisive moments, up to limit; and the end of the battle.
+func (r *Report) draw(ctx context.Context, api app.API, key events.Key, scale float64, limit int) error {
+	add := func(q app.PictureQuery, caption string, version uint64) (int, error) {
+		if err := ctx.Err(); err != nil {
+			return -1, context.Cause(ctx)
+		}
+		q.Scale = scale
+		svg, err := api.Picture(ctx, key, q)
+		if err != nil {
+			return -1, err
+		}
+		n := len(r.Pictures)
+		r.Pictures = append(r.Pictures, Picture{Caption: caption, Version: version, SVG: svg})
+		return n, nil
+	}
+	// The turns first: the skeleton of the report.
+	budget := limit
+	for i := range r.Turns {
+		if budget == 0 {
+			break
+		}
+		t := &r.Turns[i]
+		n, err := add(app.PictureQuery{Version: t.Version}, r.turnTitle(*t), t.Version)
+		if err != nil {
+			return err
+		}
+		t.Picture = n
+		r.Pictures[n].Name = fmt.Sprintf("%03d-turn-%d-%s.svg", n+1, t.Turn, fileSafe(t.Side))
+		budget--
+	}
+	for i := range r.Moments {
+		m := &r.Moments[i]
+		if budget == 0 {
+			r.Unpictured++
+			continue
+		}
+		q := app.PictureQuery{Version: m.Version}
+		if m.Kind == KindCharge {
+			q = app.PictureQuery{Version: app.Latest, Charge: m.Version}
+		}
+		n, err := add(q, r.momentTitle(*m), m.Version)
+		if err != nil {
+			return err
+		}
+		m.Picture = n
+		r.Pictures[n].Name = fmt.Sprintf("%03d-%s-%d.svg", n+1, strings.ReplaceAll(m.Kind, "_", "-"), m.Version)
+		budget--
+	}
+	if r.Ended {
+		n, err := add(app.PictureQuery{Version: app.Latest}, r.t("end_picture"), r.Last)
+		if err != nil {
+			return err
+		}
+		r.Pictures[n].Name = fmt.Sprintf("%03d-end.svg", n+1)
+	}
+	return nil
+}
+
+// fileSafe keeps letters, digits and dashes of an id for a file name.
+func fileSafe(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-':
+			b.WriteRune(c)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// t is the report's text for key ("report." is prepended).
+func (r *Report) t(key string) string { return r.cat.Text(r.Lang, "report."+key) }
+
+// f is t with {name} replaced by values, given as name, value pairs.
+func (r *Report) f(key string, kv ...any) string {
+	s := r.t(key)
+	for i := 0; i+1 < len(kv); i += 2 {
+		s = strings.ReplaceAll(s, "{"+fmt.Sprint(kv[i])+"}", fmt.Sprint(kv[i+1]))
+	}
+	return s
+}
+
+// term is the catalogue's word for a ruleset term (term.status.routed),
+// or the id itself.
+func (r *Report) term(kind, id string) string {
+	k := "term." + kind + "." + id
+	if s := r.cat.Text(r.Lang, k); s != k {
+		return s
+	}
+	return id
+}
+
+func (r *Report) sideName(id string) string {
+	for _, s := range r.Sides {
+		if s.ID == id && s.Name != "" {
+			return s.Name
+		}
+	}
+	return id
+}
+
+func (r *Report) turnTitle(t Turn) string {
+	return r.f("turn_title", "turn", t.Turn, "side", r.sideName(t.Side))
+}
+
+func (r *Report) momentTitle(m Moment) string {
+	return r.f("moment_title", "kind", r.t("kind."+m.Kind), "version", m.Version)
+}
+
+// length is a length in the battle's measurement, in the report's language.
+func (r *Report) length(v float64) string { return i18n.Length(v, r.Measurement, r.Lang) }
