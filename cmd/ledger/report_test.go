@@ -240,14 +240,10 @@ func figures(t *testing.T, root *html.Node) []*html.Node {
 }
 
 // TestReportExamples plays each example battle and writes its HTML
-// report: a well-formed HTML5 document that loads nothing from the
-// network (checkHTML5); a picture per turn, per decisive moment and of
-// the end, as many as the log says there are (expectedPictures, counted
-// from the log's payloads, not from the report), each turn's heading
-// followed by its picture and each decisive moment's line holding its
-// own; the narrative tells every event but the dice's bookkeeping; it
-// names the battle's head (the last event's hash in ledger log), and the
-// audit command it prints passes on the ledger.
+// report (checkHTMLReport): a well-formed HTML5 document that loads
+// nothing from the network, a picture per turn, per decisive moment and
+// of the end, as many as the log says, every event told, the head named,
+// and the audit command it prints passing on the ledger.
 func TestReportExamples(t *testing.T) {
 	allMoments := 0
 	for _, ex := range []struct{ file, battle string }{
@@ -257,78 +253,187 @@ func TestReportExamples(t *testing.T) {
 		t.Run(ex.file, func(t *testing.T) {
 			c := newCLI(t)
 			c.ok("play", "../../examples/"+ex.file)
-			file := filepath.Join(t.TempDir(), "report.html")
-			if out := c.ok("report", ex.battle, "-f", file); !strings.Contains(out, "report written to "+file) {
-				t.Errorf("report: %s", out)
-			}
-			b, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc := string(b)
-			root := checkHTML5(t, doc)
-			evs := loggedEvents(t, c, ex.battle)
-			turns, moments, ended := expectedPictures(t, evs)
-			want := turns + moments
-			if ended {
-				want++
-			}
-			figs := figures(t, root)
+			_, _, moments := checkHTMLReport(t, c, ex.battle)
 			allMoments += moments
-			if turns == 0 || len(figs) != want {
-				t.Errorf("%d pictures, want %d: %d turns, %d decisive moments, ended %v", len(figs), want, turns, moments, ended)
-			}
-			// Each turn's heading is followed by its picture; each decisive
-			// moment's line holds its own.
-			headings, moment := 0, 0
-			walk(root, func(n *html.Node) {
-				if n.DataAtom == atom.H3 && strings.HasPrefix(attr(n, "id"), "turn-") {
-					headings++
-					next := n.NextSibling
-					for next != nil && next.Type != html.ElementNode {
-						next = next.NextSibling
-					}
-					if next == nil || !hasClass(next, "picture") {
-						t.Errorf("turn heading %s has no picture after it", attr(n, "id"))
-					}
-				}
-				if n.DataAtom == atom.Li && hasClass(n, "moment") {
-					moment++
-					if len(figures(t, n)) != 1 {
-						t.Errorf("decisive moment %q has no picture", text(n))
-					}
-				}
-			})
-			if headings != turns || moment != moments {
-				t.Errorf("%d turn headings (want %d), %d moments (want %d)", headings, turns, moment, moments)
-			}
-			// Every event but the dice's bookkeeping is told, by its number.
-			told := 0
-			walk(root, func(n *html.Node) {
-				if n.DataAtom == atom.Li {
-					told++
-				}
-			})
-			untold := 0
-			for _, e := range evs {
-				if strings.HasPrefix(e.Type, "dice.") {
-					untold++
-				}
-			}
-			if told != len(evs)-untold {
-				t.Errorf("%d events told, want %d (%d events, %d of the dice's bookkeeping)", told, len(evs)-untold, len(evs), untold)
-			}
-			head := evs[len(evs)-1].Hash
-			if len(head) != 64 || !strings.Contains(doc, head) || !strings.Contains(doc, `<meta name="ledger-head" content="`+head+`">`) {
-				t.Errorf("the report does not name the head %s", head)
-			}
-			if out := c.ok("audit", ex.battle, "--head", head); !strings.Contains(out, head[:16]) {
-				t.Errorf("audit --head: %s", out)
-			}
 		})
 	}
 	if allMoments == 0 {
 		t.Error("no decisive moment in the examples: the test checks no moment's picture")
+	}
+}
+
+// checkHTMLReport writes battle's HTML report with `ledger report -f` and
+// checks it: a well-formed HTML5 document that loads nothing from the
+// network (checkHTML5); a picture per turn, per decisive moment and of
+// the end, as many as the log says there are (expectedPictures, counted
+// from the log's payloads, not from the report), each turn's heading
+// followed by its picture and each decisive moment's line holding its
+// own; every event told but the dice's bookkeeping; the battle's head
+// (the last event's hash in ledger log) named, and `ledger audit --head`
+// passing on it. It returns the parsed report, the log and the number of
+// decisive moments.
+func checkHTMLReport(t *testing.T, c *testCLI, battle string) (*html.Node, []logEvent, int) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "report.html")
+	if out := c.ok("report", battle, "-f", file); !strings.Contains(out, "report written to "+file) {
+		t.Errorf("report: %s", out)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	root := checkHTML5(t, doc)
+	evs := loggedEvents(t, c, battle)
+	turns, moments, ended := expectedPictures(t, evs)
+	want := turns + moments
+	if ended {
+		want++
+	}
+	figs := figures(t, root)
+	if turns == 0 || len(figs) != want {
+		t.Errorf("%d pictures, want %d: %d turns, %d decisive moments, ended %v", len(figs), want, turns, moments, ended)
+	}
+	// Each turn's heading is followed by its picture; each decisive
+	// moment's line holds its own.
+	headings, moment := 0, 0
+	walk(root, func(n *html.Node) {
+		if n.DataAtom == atom.H3 && strings.HasPrefix(attr(n, "id"), "turn-") {
+			headings++
+			next := n.NextSibling
+			for next != nil && next.Type != html.ElementNode {
+				next = next.NextSibling
+			}
+			if next == nil || !hasClass(next, "picture") {
+				t.Errorf("turn heading %s has no picture after it", attr(n, "id"))
+			}
+		}
+		if n.DataAtom == atom.Li && hasClass(n, "moment") {
+			moment++
+			if len(figures(t, n)) != 1 {
+				t.Errorf("decisive moment %q has no picture", text(n))
+			}
+		}
+	})
+	if headings != turns || moment != moments {
+		t.Errorf("%d turn headings (want %d), %d moments (want %d)", headings, turns, moment, moments)
+	}
+	// Every event but the dice's bookkeeping is told, by its number.
+	told := 0
+	walk(root, func(n *html.Node) {
+		if n.DataAtom == atom.Li {
+			told++
+		}
+	})
+	untold := 0
+	for _, e := range evs {
+		if strings.HasPrefix(e.Type, "dice.") {
+			untold++
+		}
+	}
+	if told != len(evs)-untold {
+		t.Errorf("%d events told, want %d (%d events, %d of the dice's bookkeeping)", told, len(evs)-untold, len(evs), untold)
+	}
+	head := evs[len(evs)-1].Hash
+	if len(head) != 64 || !strings.Contains(doc, head) || !strings.Contains(doc, `<meta name="ledger-head" content="`+head+`">`) {
+		t.Errorf("the report does not name the head %s", head)
+	}
+	if out := c.ok("audit", battle, "--head", head); !strings.Contains(out, head[:16]) {
+		t.Errorf("audit --head: %s", out)
+	}
+	return root, evs, moments
+}
+
+// section returns the rows (cells' texts) of the first table after the
+// heading with id.
+func section(root *html.Node, id string) [][]string {
+	var rows [][]string
+	found, done := false, false
+	walk(root, func(n *html.Node) {
+		if done || n.Type != html.ElementNode {
+			return
+		}
+		if n.DataAtom == atom.H2 && attr(n, "id") == id {
+			found = true
+			return
+		}
+		if found && n.DataAtom == atom.H2 {
+			done = true
+		}
+		if found && n.DataAtom == atom.Tr && n.Parent.DataAtom == atom.Tbody {
+			var row []string
+			for td := n.FirstChild; td != nil; td = td.NextSibling {
+				if td.DataAtom == atom.Td {
+					row = append(row, text(td))
+				}
+			}
+			rows = append(rows, row)
+		}
+	})
+	return rows
+}
+
+// TestReportDisputesAndScore plays the dispute scenarios (a move, a
+// charge and a march undone; a battle scored again after the end) and
+// checks their reports (checkHTMLReport: every ruling is a decisive
+// moment with its picture), and that the disputes' table has a row per
+// dispute raised in the log, with its reason and the ruling the log's
+// last ruling on it gave, and the victory points are those of the log's
+// last battle.scored or battle.rescored, side by side.
+func TestReportDisputesAndScore(t *testing.T) {
+	for _, f := range []string{"d-move", "d-score"} {
+		t.Run(f, func(t *testing.T) {
+			c := newCLI(t)
+			c.ok("play", "../../testdata/scenarios/"+f+".yaml")
+			battle := f + "/b1"
+			root, evs, moments := checkHTMLReport(t, c, battle)
+			type dispute struct{ reason, ruling string }
+			disputes := map[int]*dispute{}
+			var n []int
+			var score []rules.SideScore
+			for _, e := range evs {
+				switch e.Type {
+				case rules.EvDisputeRaised:
+					var p rules.DisputeRaised
+					mustJSON(t, e.Payload, &p)
+					disputes[p.Dispute] = &dispute{reason: p.Reason}
+					n = append(n, p.Dispute)
+				case rules.EvDisputeUpheld, rules.EvDisputeDismissed:
+					var p rules.DisputeDismissed // the same fields as an upheld one's
+					mustJSON(t, e.Payload, &p)
+					disputes[p.Dispute].ruling = p.Ruling
+				case rules.EvBattleScored:
+					var p rules.BattleScored
+					mustJSON(t, e.Payload, &p)
+					score = p.Sides
+				case rules.EvBattleRescored:
+					var p rules.BattleRescored
+					mustJSON(t, e.Payload, &p)
+					score = p.Score.Sides
+				}
+			}
+			rows := section(root, "disputes")
+			if len(n) == 0 || moments == 0 || len(rows) != len(n) {
+				t.Fatalf("%d disputes in the table, %d in the log; %d decisive moments", len(rows), len(n), moments)
+			}
+			for i, k := range n {
+				if row := rows[i]; len(row) != 5 || row[0] != fmt.Sprint(k) || row[2] != disputes[k].reason || row[4] != disputes[k].ruling {
+					t.Errorf("dispute %d: %q, want reason %q, ruling %q", k, row, disputes[k].reason, disputes[k].ruling)
+				}
+			}
+			points := section(root, "score")
+			if f == "d-score" && len(score) == 0 {
+				t.Fatal("d-score scored nothing")
+			}
+			if len(points) != len(score) {
+				t.Fatalf("score rows %q, the log's %v", points, score)
+			}
+			for i, sc := range score {
+				if points[i][1] != fmt.Sprint(sc.Points) {
+					t.Errorf("side %s: %s points in the report, %d in the log", sc.Side, points[i][1], sc.Points)
+				}
+			}
+		})
 	}
 }
 
