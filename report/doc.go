@@ -16,6 +16,7 @@ const (
 	bTitle blockKind = iota
 	bHeading
 	bSubheading
+	bMinor
 	bPara
 	bList
 	bTable

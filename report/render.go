@@ -13,15 +13,28 @@ import (
 // Markdown name the pictures as the files WritePictures writes beside
 // the post (r.Pictures[i].Name).
 func (r *Report) Write(w io.Writer, format string) error {
+	return page{blocks: r.document(), pictures: r.Pictures, lang: r.Lang, title: r.f("doc_title", "name", r.Name), head: r.Head}.write(w, format)
+}
+
+// page is a document ready to write: its blocks, its pictures (which the
+// blocks name by index), its language, title and head ("" for none).
+type page struct {
+	blocks   []block
+	pictures []Picture
+	lang     string
+	title    string
+	head     string
+}
+
+func (p page) write(w io.Writer, format string) error {
 	bw := bufio.NewWriter(w)
-	d := r.document()
 	switch format {
 	case HTML, "":
-		r.writeHTML(bw, d)
+		p.writeHTML(bw)
 	case BBCode:
-		r.writeBBCode(bw, d)
+		p.writeBBCode(bw)
 	case Markdown:
-		r.writeMarkdown(bw, d)
+		p.writeMarkdown(bw)
 	default:
 		return fmt.Errorf("report: format %q: want html, bbcode or markdown", format)
 	}
@@ -42,22 +55,25 @@ code{word-break:break-all}
 h2{break-before:auto}a{color:inherit;text-decoration:none}}
 @page{size:A4;margin:15mm}`
 
-func (r *Report) writeHTML(w *bufio.Writer, d []block) {
+func (p page) writeHTML(w *bufio.Writer) {
 	e := html.EscapeString
-	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n", e(r.Lang))
+	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n", e(p.lang))
 	w.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	fmt.Fprintf(w, "<meta name=\"generator\" content=\"campaign ledger\">\n<meta name=\"ledger-head\" content=\"%s\">\n", e(r.Head))
-	fmt.Fprintf(w, "<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", e(r.f("doc_title", "name", r.Name)), printCSS)
+	w.WriteString("<meta name=\"generator\" content=\"campaign ledger\">\n")
+	if p.head != "" {
+		fmt.Fprintf(w, "<meta name=\"ledger-head\" content=\"%s\">\n", e(p.head))
+	}
+	fmt.Fprintf(w, "<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", e(p.title), printCSS)
 	figure := func(n int) {
-		if n < 0 || n >= len(r.Pictures) {
+		if n < 0 || n >= len(p.pictures) {
 			return
 		}
-		pc := r.Pictures[n]
+		pc := p.pictures[n]
 		fmt.Fprintf(w, "<figure class=\"picture\" id=\"picture-%d\" data-version=\"%d\" data-file=\"%s\">\n", n+1, pc.Version, e(pc.Name))
 		w.Write(inlineSVG(pc.SVG))
 		fmt.Fprintf(w, "<figcaption>%s</figcaption>\n</figure>\n", e(pc.Caption))
 	}
-	for _, b := range d {
+	for _, b := range p.blocks {
 		switch b.kind {
 		case bTitle:
 			fmt.Fprintf(w, "<header>\n<h1>%s</h1>\n</header>\n", e(b.text))
@@ -65,6 +81,8 @@ func (r *Report) writeHTML(w *bufio.Writer, d []block) {
 			fmt.Fprintf(w, "<h2 id=\"%s\">%s</h2>\n", e(b.id), e(b.text))
 		case bSubheading:
 			fmt.Fprintf(w, "<h3 id=\"%s\">%s</h3>\n", e(b.id), e(b.text))
+		case bMinor:
+			fmt.Fprintf(w, "<h4 id=\"%s\">%s</h4>\n", e(b.id), e(b.text))
 		case bPara:
 			fmt.Fprintf(w, "<p>%s</p>\n", e(b.text))
 		case bCode:
@@ -120,15 +138,15 @@ func bb(s string) string {
 	return strings.NewReplacer("[", "(", "]", ")").Replace(s)
 }
 
-func (r *Report) writeBBCode(w *bufio.Writer, d []block) {
+func (p page) writeBBCode(w *bufio.Writer) {
 	figure := func(n int) {
-		if n < 0 || n >= len(r.Pictures) {
+		if n < 0 || n >= len(p.pictures) {
 			return
 		}
-		pc := r.Pictures[n]
+		pc := p.pictures[n]
 		fmt.Fprintf(w, "[attachment=%d]%s[/attachment]\n[i]%s[/i]\n", n, bb(pc.Name), bb(pc.Caption))
 	}
-	for _, b := range d {
+	for _, b := range p.blocks {
 		switch b.kind {
 		case bTitle:
 			fmt.Fprintf(w, "[size=150][b]%s[/b][/size]\n\n", bb(b.text))
@@ -136,6 +154,8 @@ func (r *Report) writeBBCode(w *bufio.Writer, d []block) {
 			fmt.Fprintf(w, "\n[size=125][b]%s[/b][/size]\n\n", bb(b.text))
 		case bSubheading:
 			fmt.Fprintf(w, "\n[b]%s[/b]\n", bb(b.text))
+		case bMinor:
+			fmt.Fprintf(w, "\n[i]%s[/i]\n", bb(b.text))
 		case bPara:
 			fmt.Fprintf(w, "%s\n\n", bb(b.text))
 		case bCode:
@@ -184,15 +204,15 @@ func mdLine(s string) string {
 	return md.Replace(strings.Join(strings.Fields(s), " "))
 }
 
-func (r *Report) writeMarkdown(w *bufio.Writer, d []block) {
+func (p page) writeMarkdown(w *bufio.Writer) {
 	figure := func(n int, indent string) {
-		if n < 0 || n >= len(r.Pictures) {
+		if n < 0 || n >= len(p.pictures) {
 			return
 		}
-		pc := r.Pictures[n]
+		pc := p.pictures[n]
 		fmt.Fprintf(w, "%s![%s](%s)\n", indent, mdLine(pc.Caption), pc.Name)
 	}
-	for _, b := range d {
+	for _, b := range p.blocks {
 		switch b.kind {
 		case bTitle:
 			fmt.Fprintf(w, "# %s\n\n", mdLine(b.text))
@@ -200,6 +220,8 @@ func (r *Report) writeMarkdown(w *bufio.Writer, d []block) {
 			fmt.Fprintf(w, "## %s\n\n", mdLine(b.text))
 		case bSubheading:
 			fmt.Fprintf(w, "### %s\n\n", mdLine(b.text))
+		case bMinor:
+			fmt.Fprintf(w, "#### %s\n\n", mdLine(b.text))
 		case bPara:
 			fmt.Fprintf(w, "%s\n\n", mdLine(b.text))
 		case bCode:
@@ -246,7 +268,11 @@ func (r *Report) writeMarkdown(w *bufio.Writer, d []block) {
 // WritePictures writes each picture as its file through create (a file
 // of the folder beside the post): the forum's attachments.
 func (r *Report) WritePictures(create func(name string) (io.WriteCloser, error)) error {
-	for _, p := range r.Pictures {
+	return writePictures(r.Pictures, create)
+}
+
+func writePictures(pictures []Picture, create func(name string) (io.WriteCloser, error)) error {
+	for _, p := range pictures {
 		f, err := create(p.Name)
 		if err != nil {
 			return err

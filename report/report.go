@@ -436,8 +436,11 @@ func fileSafe(s string) string {
 func (r *Report) t(key string) string { return r.cat.Text(r.Lang, "report."+key) }
 
 // f is t with {name} replaced by values, given as name, value pairs.
-func (r *Report) f(key string, kv ...any) string {
-	s := r.t(key)
+func (r *Report) f(key string, kv ...any) string { return fmtText(r.t(key), kv...) }
+
+// fmtText replaces each {name} of s by its value, given as name, value
+// pairs.
+func fmtText(s string, kv ...any) string {
 	for i := 0; i+1 < len(kv); i += 2 {
 		s = strings.ReplaceAll(s, "{"+fmt.Sprint(kv[i])+"}", fmt.Sprint(kv[i+1]))
 	}

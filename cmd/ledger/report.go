@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/report"
 )
 
@@ -21,7 +22,7 @@ func (c *cli) reportCommand() *cobra.Command {
 	var scale float64
 	var maxPictures int
 	cmd := &cobra.Command{
-		Use:   "report CAMPAIGN/BATTLE",
+		Use:   "report CAMPAIGN/BATTLE | report CAMPAIGN",
 		Short: "Write a battle's after-action report: HTML, or a forum post in BBCode or Markdown with its pictures beside it",
 		Long: `Report writes the after-action report of one battle, as you may see it
 (docs/report.md): the sides, their commanders and the table; a picture of
@@ -37,10 +38,11 @@ bbcode (phpBB) and --format markdown are a forum post: its pictures are
 written as SVG files beside it (--pictures DIR; default: the folder of -f),
 named as the post names them. --lang ru writes it in Russian. A player's
 report before the battle ends leaves out what the player may not see, as
-every other view does.`,
+every other view does. With CAMPAIGN alone, the whole campaign: its
+standings, then each battle's report (its first 50 battles).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			key, err := battleArg(args[0])
+			camp, battle, err := splitKey(args[0], false)
 			if err != nil {
 				return err
 			}
@@ -62,17 +64,32 @@ every other view does.`,
 				return err
 			}
 			defer release()
-			rep, err := report.Build(c.ctx, api, messages(), key, report.Options{Lang: c.lang(), Scale: scale, MaxPictures: maxPictures})
-			if err != nil {
-				return err
+			opt := report.Options{Lang: c.lang(), Scale: scale, MaxPictures: maxPictures}
+			var rep interface {
+				Write(io.Writer, string) error
+				WritePictures(func(string) (io.WriteCloser, error)) error
+			}
+			npictures := 0
+			if battle == "" {
+				cr, err := report.BuildCampaign(c.ctx, api, messages(), camp, opt)
+				if err != nil {
+					return err
+				}
+				rep, npictures = cr, len(cr.Pictures())
+			} else {
+				br, err := report.Build(c.ctx, api, messages(), events.Key{Campaign: camp, Battle: battle}, opt)
+				if err != nil {
+					return err
+				}
+				rep, npictures = br, len(br.Pictures)
 			}
 			var w io.Writer = c.stdout
+			var f *os.File
 			if toFile {
 				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 					return err
 				}
-				f, err := os.Create(file)
-				if err != nil {
+				if f, err = os.Create(file); err != nil {
 					return err
 				}
 				defer f.Close()
@@ -80,6 +97,11 @@ every other view does.`,
 			}
 			if err := rep.Write(w, format); err != nil {
 				return err
+			}
+			if f != nil {
+				if err := f.Close(); err != nil {
+					return err
+				}
 			}
 			if pictures != "" && format != report.HTML {
 				if err := os.MkdirAll(pictures, 0o755); err != nil {
@@ -96,7 +118,7 @@ every other view does.`,
 				w := c.words()
 				fmt.Fprintln(c.stdout, w.t("report.written", "file", file))
 				if pictures != "" && format != report.HTML {
-					fmt.Fprintln(c.stdout, w.t("report.pictures", "n", len(rep.Pictures)))
+					fmt.Fprintln(c.stdout, w.t("report.pictures", "n", npictures))
 				}
 			}
 			return nil

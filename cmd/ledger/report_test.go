@@ -833,3 +833,67 @@ func playLeagueBattle(tb testing.TB, a *App, minEvents int) (events.Key, int) {
 	}
 	return events.Key{Campaign: "big", Battle: "b1"}, n
 }
+
+// TestReportCampaign plays a campaign of two battles (f-campaign: a flank
+// march lost in the first) and writes `ledger report CAMPAIGN`: one
+// well-formed HTML5 document, no id twice, each battle's pictures (as the
+// log of each counts them) and its head; the standings' points are
+// `ledger standings`'; the Markdown post is whole and names every
+// picture, each written beside it once, named by its battle.
+func TestReportCampaign(t *testing.T) {
+	c := newCLI(t)
+	c.ok("play", "../../testdata/scenarios/f-campaign.yaml")
+	doc := c.ok("report", "f-campaign")
+	root := checkHTML5(t, doc)
+	want := 0
+	for _, b := range []string{"f-campaign/b1", "f-campaign/b2"} {
+		evs := loggedEvents(t, c, b)
+		turns, moments, ended := expectedPictures(t, evs)
+		want += turns + moments
+		if ended {
+			want++
+		}
+		if head := evs[len(evs)-1].Hash; !strings.Contains(doc, head) {
+			t.Errorf("%s: the head %s is not named", b, head)
+		}
+	}
+	if figs := figures(t, root); len(figs) != want || want == 0 {
+		t.Errorf("%d pictures, want %d", len(figs), want)
+	}
+	var st struct {
+		Sides []struct {
+			Name   string `json:"name"`
+			Points int    `json:"points"`
+		} `json:"sides"`
+	}
+	mustJSON(t, []byte(c.ok("standings", "f-campaign", "-o", "json")), &st)
+	rows := section(root, "standings")
+	if len(rows) != len(st.Sides) || len(st.Sides) != 2 {
+		t.Fatalf("standings rows %q, ledger standings %+v", rows, st.Sides)
+	}
+	for i, s := range st.Sides {
+		if rows[i][0] != s.Name || rows[i][1] != fmt.Sprint(s.Points) {
+			t.Errorf("standings row %q, want %s %d", rows[i], s.Name, s.Points)
+		}
+	}
+	dir := t.TempDir()
+	c.ok("report", "f-campaign", "--format", "markdown", "-f", filepath.Join(dir, "post.md"))
+	b, err := os.ReadFile(filepath.Join(dir, "post.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := checkMarkdown(t, string(b))
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[f] || !(strings.HasPrefix(f, "b1-") || strings.HasPrefix(f, "b2-")) {
+			t.Errorf("picture %s named twice or not by its battle", f)
+		}
+		seen[f] = true
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if len(files) != want {
+		t.Errorf("%d pictures named in the post, want %d", len(files), want)
+	}
+}
