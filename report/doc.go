@@ -77,7 +77,7 @@ func (r *Report) document() []block {
 		d = append(d, block{kind: bList, items: r.items(t.Lines)})
 	}
 	if r.Unpictured > 0 {
-		p(r.f("unpictured", "n", r.Unpictured, "max", MaxPictures))
+		p(r.f("unpictured", "n", r.Unpictured, "max", r.PictureLimit))
 	}
 	if r.Ended && len(r.Pictures) > 0 {
 		last := len(r.Pictures) - 1

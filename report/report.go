@@ -14,6 +14,7 @@
 package report
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -38,17 +39,20 @@ const (
 var Formats = []string{HTML, BBCode, Markdown}
 
 // MaxPictures bounds the pictures of one report (docs/report.md): the
-// turns' pictures first, then the decisive moments in the order of the
-// log, until the bound. The report says how many moments it left
-// unpictured; their sentences stay in the narrative.
-const MaxPictures = 120
+// decisive moments' pictures first, then the turns', until the bound
+// (the end's picture is beyond it). The report says how many turns and
+// moments it left unpictured; their sentences stay in the narrative.
+const MaxPictures = 250
 
 // Options tune a report.
 type Options struct {
 	// Lang is the language of the report's own words (the descriptions and
 	// the pictures' labels are in the session's: give the same).
 	Lang string
-	// Scale is the pictures' pixels per inch (or cm); 0: 8.
+	// Scale is the pictures' pixels per inch (or cm); 0: the picture's
+	// own (the HTTP API's battlefield.svg takes no scale, so a report
+	// through the door would differ from one made in the process with
+	// another).
 	Scale float64
 	// MaxPictures, when above 0 and below MaxPictures, bounds the
 	// pictures further.
@@ -72,9 +76,12 @@ type Report struct {
 	Prelude []Line `json:"prelude"`
 	Turns   []Turn `json:"turns"`
 	// Moments are the decisive moments (docs/report.md), in the log's
-	// order; Unpictured counts those left without a picture by the bound.
+	// order; Unpictured counts the turns and moments left without a
+	// picture by the bound.
 	Moments    []Moment `json:"moments"`
 	Unpictured int      `json:"unpictured,omitempty"`
+	// PictureLimit is the bound the report was drawn under.
+	PictureLimit int `json:"picture_limit"`
 	// Pictures are the report's pictures (SVG), each named for the files
 	// a forum post attaches.
 	Pictures     []Picture          `json:"pictures"`
@@ -174,9 +181,6 @@ func Build(ctx context.Context, api app.API, cat *i18n.Catalogue, key events.Key
 		lang = "en"
 	}
 	scale := opt.Scale
-	if scale <= 0 {
-		scale = 8
-	}
 	limit := MaxPictures
 	if opt.MaxPictures > 0 && opt.MaxPictures < limit {
 		limit = opt.MaxPictures
@@ -359,9 +363,28 @@ func decisive(e app.EventView, marches map[int]bool) string {
 	return ""
 }
 
-// draw asks the door for the pictures: the start of each turn, then the
-// decisive moments, up to limit; and the end of the battle.
+// draw asks the door for the pictures, up to limit: the decisive moments
+// first, in the log's order, then the starts of the turns, in order (a
+// long battle's later turns lose theirs first); and the end of an ended
+// battle, beyond the bound. They are drawn and numbered in the log's
+// order.
 func (r *Report) draw(ctx context.Context, api app.API, key events.Key, scale float64, limit int) error {
+	r.PictureLimit = limit
+	moments := min(len(r.Moments), limit)
+	turns := min(len(r.Turns), limit-moments)
+	r.Unpictured = len(r.Moments) - moments + len(r.Turns) - turns
+	type wanted struct {
+		version      uint64
+		turn, moment int
+	}
+	var order []wanted
+	for i := range turns {
+		order = append(order, wanted{r.Turns[i].Version, i, -1})
+	}
+	for i := range moments {
+		order = append(order, wanted{r.Moments[i].Version, -1, i})
+	}
+	slices.SortStableFunc(order, func(a, b wanted) int { return cmp.Compare(a.version, b.version) })
 	add := func(q app.PictureQuery, caption string, version uint64) (int, error) {
 		if err := ctx.Err(); err != nil {
 			return -1, context.Cause(ctx)
@@ -375,27 +398,18 @@ func (r *Report) draw(ctx context.Context, api app.API, key events.Key, scale fl
 		r.Pictures = append(r.Pictures, Picture{Caption: caption, Version: version, SVG: svg})
 		return n, nil
 	}
-	// The turns first: the skeleton of the report.
-	budget := limit
-	for i := range r.Turns {
-		if budget == 0 {
-			break
-		}
-		t := &r.Turns[i]
-		n, err := add(app.PictureQuery{Version: t.Version}, r.turnTitle(*t), t.Version)
-		if err != nil {
-			return err
-		}
-		t.Picture = n
-		r.Pictures[n].Name = fmt.Sprintf("%03d-turn-%d-%s.svg", n+1, t.Turn, fileSafe(t.Side))
-		budget--
-	}
-	for i := range r.Moments {
-		m := &r.Moments[i]
-		if budget == 0 {
-			r.Unpictured++
+	for _, w := range order {
+		if w.turn >= 0 {
+			t := &r.Turns[w.turn]
+			n, err := add(app.PictureQuery{Version: t.Version}, r.turnTitle(*t), t.Version)
+			if err != nil {
+				return err
+			}
+			t.Picture = n
+			r.Pictures[n].Name = fmt.Sprintf("%03d-turn-%d-%s.svg", n+1, t.Turn, fileSafe(t.Side))
 			continue
 		}
+		m := &r.Moments[w.moment]
 		q := app.PictureQuery{Version: m.Version}
 		if m.Kind == KindCharge {
 			q = app.PictureQuery{Version: app.Latest, Charge: m.Version}
@@ -406,7 +420,6 @@ func (r *Report) draw(ctx context.Context, api app.API, key events.Key, scale fl
 		}
 		m.Picture = n
 		r.Pictures[n].Name = fmt.Sprintf("%03d-%s-%d.svg", n+1, strings.ReplaceAll(m.Kind, "_", "-"), m.Version)
-		budget--
 	}
 	if r.Ended {
 		n, err := add(app.PictureQuery{Version: app.Latest}, r.t("end_picture"), r.Last)

@@ -68,7 +68,7 @@ func TestReportEndpoint(t *testing.T) {
 	if r := s.do("GET", path+"?format=pdf", s.tokens["rita"], nil); r.status != 400 || !strings.Contains(string(r.raw), "html, bbcode or markdown") {
 		t.Errorf("format=pdf: %d %s", r.status, r.raw)
 	}
-	if r := s.do("GET", path+"?max_pictures=1000", s.tokens["rita"], nil); r.status != 400 || !strings.Contains(string(r.raw), "at most 120, got 1000") {
+	if r := s.do("GET", path+"?max_pictures=1000", s.tokens["rita"], nil); r.status != 400 || !strings.Contains(string(r.raw), "at most 250, got 1000") {
 		t.Errorf("max_pictures=1000: %d %s", r.status, r.raw)
 	}
 	if r := s.do("GET", path, "", nil); r.status != 401 {

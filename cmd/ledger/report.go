@@ -19,7 +19,6 @@ func init() {
 
 func (c *cli) reportCommand() *cobra.Command {
 	var format, file, pictures string
-	var scale float64
 	var maxPictures int
 	cmd := &cobra.Command{
 		Use:   "report CAMPAIGN/BATTLE | report CAMPAIGN",
@@ -52,9 +51,6 @@ standings, then each battle's report (its first 50 battles).`,
 			if maxPictures < 0 {
 				return usagef("--max-pictures %d: 0 (the bound, %d) or more", maxPictures, report.MaxPictures)
 			}
-			if scale <= 0 || scale > 100 {
-				return usagef("--scale %g: pixels per inch (or cm), above 0 and at most 100", scale)
-			}
 			toFile := file != "" && file != "-"
 			if pictures == "" && toFile && format != report.HTML {
 				pictures = filepath.Dir(file)
@@ -64,7 +60,7 @@ standings, then each battle's report (its first 50 battles).`,
 				return err
 			}
 			defer release()
-			opt := report.Options{Lang: c.lang(), Scale: scale, MaxPictures: maxPictures}
+			opt := report.Options{Lang: c.lang(), MaxPictures: maxPictures}
 			var rep interface {
 				Write(io.Writer, string) error
 				WritePictures(func(string) (io.WriteCloser, error)) error
@@ -127,7 +123,6 @@ standings, then each battle's report (its first 50 battles).`,
 	cmd.Flags().StringVar(&format, "format", report.HTML, "html (one self-contained file), bbcode (phpBB) or markdown")
 	cmd.Flags().StringVarP(&file, "file", "f", "", "write the report to this file (default: standard output)")
 	cmd.Flags().StringVar(&pictures, "pictures", "", "with bbcode or markdown: write the pictures (SVG) into this folder (default: the folder of -f)")
-	cmd.Flags().Float64Var(&scale, "scale", 8, "the pictures' pixels per inch (or cm) of the table")
 	cmd.Flags().IntVar(&maxPictures, "max-pictures", 0, "draw at most this many pictures (0: the report's bound)")
 	return cmd
 }

@@ -778,6 +778,7 @@ func BenchmarkReport2000Events(b *testing.B) {
 	api := a.Ledger.As(app.Caller{Operator: "operator", Lang: "en"})
 	var size, pictures int
 	var took time.Duration
+	var last *report.Report
 	for b.Loop() {
 		t0 := time.Now()
 		rep, err := report.Build(ctx, api, messages(), key, report.Options{Lang: "en"})
@@ -789,11 +790,12 @@ func BenchmarkReport2000Events(b *testing.B) {
 			b.Fatal(err)
 		}
 		took = time.Since(t0)
-		size, pictures = out.Len(), len(rep.Pictures)
+		size, pictures, last = out.Len(), len(rep.Pictures), rep
 	}
 	b.ReportMetric(float64(size), "bytes")
 	b.ReportMetric(float64(pictures), "pictures")
-	b.Logf("report of %d events: %s, %d bytes, %d pictures", n, took.Round(time.Millisecond), size, pictures)
+	b.Logf("report of %d events: %s, %d bytes, %d pictures (%d turns, %d decisive moments, %d of them unpictured by the bound)",
+		n, took.Round(time.Millisecond), size, pictures, len(last.Turns), len(last.Moments), last.Unpictured)
 }
 
 // playLeagueBattle plays a league battle (loadgen) of at least events
@@ -895,5 +897,97 @@ func TestReportCampaign(t *testing.T) {
 	}
 	if len(files) != want {
 		t.Errorf("%d pictures named in the post, want %d", len(files), want)
+	}
+}
+
+// TestReportThroughTheDoor: the CLI beside a running server goes through
+// the folder's door (the client's app.API), and writes, byte for byte,
+// the report the HTTP API answers the same person (karl's token), in
+// English and in Russian, HTML and Markdown: the thin twins cannot
+// disagree.
+func TestReportThroughTheDoor(t *testing.T) {
+	ts := seed(t)
+	c := &testCLI{t: t, cfg: ts.cfg}
+	c.cfg.Token = ts.tokens["karl"]
+	path := "/api/campaigns/demo/battles/b1/report"
+	for _, lang := range []string{"en", "ru"} {
+		c.cfg.Lang = lang
+		for _, format := range []string{"html", "markdown"} {
+			cli := c.ok("report", "demo/b1", "--format", format)
+			r := ts.do("GET", path+"?format="+format+"&lang="+lang, ts.tokens["karl"], nil)
+			if r.status != 200 || string(r.raw) != cli {
+				t.Errorf("%s %s: HTTP %d, %d bytes; the CLI's %d bytes", lang, format, r.status, len(r.raw), len(cli))
+			}
+		}
+	}
+	if doc := c.ok("report", "demo/b1"); !strings.Contains(doc, "Донесение о сражении") {
+		t.Errorf("the Russian report: %.300s", doc)
+	}
+}
+
+// TestReportMomentKinds plays scenarios between them holding every kind
+// of decisive moment docs/report.md names (k-charge: charges; aspern: a
+// blunder; d-score: a unit destroyed; d-combat and a rout entered after
+// it; f-flank: a flank march arriving; d-move: rulings) and checks each
+// report
+// (checkHTMLReport); every kind is met in the moments' tables.
+func TestReportMomentKinds(t *testing.T) {
+	kinds := map[string]int{}
+	for _, sc := range []struct {
+		file, battle string
+		then         []string
+	}{
+		{"../../testdata/scenarios/k-charge.yaml", "k-charge/b1", nil},
+		{"../../examples/aspern-turn.yaml", "danube-1809/aspern", nil},
+		{"../../testdata/scenarios/d-score.yaml", "d-score/b1", nil},
+		{"../../testdata/scenarios/d-combat.yaml", "d-combat/b1", []string{"do", "d-combat/b1", "combat.record", "--json",
+			`{"unit":"au-a","result":"rout","toward":{"x":20,"y":40},"distance":6,"entered_by":"marie"}`}},
+		{"../../testdata/scenarios/f-flank.yaml", "f-flank/b1", nil},
+		{"../../testdata/scenarios/d-move.yaml", "d-move/b1", nil},
+	} {
+		c := newCLI(t)
+		c.ok("play", sc.file)
+		if sc.then != nil {
+			c.ok(sc.then...)
+		}
+		root, _, _ := checkHTMLReport(t, c, sc.battle)
+		for _, row := range section(root, "moments") {
+			kinds[row[2]]++
+		}
+	}
+	for _, k := range []string{"Charge", "Blunder", "Unit destroyed", "Rout", "A flank march arrives", "Umpire's ruling"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %q among the decisive moments: %v", k, kinds)
+		}
+	}
+}
+
+// TestReportPictureBound: with --max-pictures 2 the Aspern example's
+// report (two turns, two decisive moments, ended) draws its two decisive
+// moments and the end, not the turns, and says how many it left without
+// a picture; each sentence is still told.
+func TestReportPictureBound(t *testing.T) {
+	c := newCLI(t)
+	c.ok("play", "../../examples/aspern-turn.yaml")
+	battle := "danube-1809/aspern"
+	evs := loggedEvents(t, c, battle)
+	turns, moments, ended := expectedPictures(t, evs)
+	if turns != 2 || moments != 2 || !ended {
+		t.Fatalf("aspern: %d turns, %d moments, ended %v: the test's premise changed", turns, moments, ended)
+	}
+	root := checkHTML5(t, c.ok("report", battle, "--max-pictures", "2"))
+	if figs := figures(t, root); len(figs) != 3 {
+		t.Errorf("%d pictures, want the 2 moments' and the end's", len(figs))
+	}
+	walk(root, func(n *html.Node) {
+		if n.DataAtom == atom.Li && hasClass(n, "moment") && len(figures(t, n)) != 1 {
+			t.Errorf("moment %q lost its picture to the turns", text(n))
+		}
+	})
+	if doc := text(root); !strings.Contains(doc, "2 turns and decisive moments are told without a picture: a report holds at most 2 pictures") {
+		t.Error("the report does not say what it left unpictured")
+	}
+	if code, _, errs := c.run("report", battle, "--max-pictures", "-1"); code != exitUsage || !strings.Contains(errs, "--max-pictures -1") {
+		t.Errorf("--max-pictures -1: exit %d %s", code, errs)
 	}
 }
