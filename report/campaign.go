@@ -28,6 +28,11 @@ type Campaign struct {
 // campaign's order (docs/report.md).
 const MaxBattles = 50
 
+// MaxCampaignPictures bounds a campaign's pictures: each battle draws at
+// most its share (MaxCampaignPictures over the battles, at most
+// MaxPictures, at least 1), the end's pictures beyond it.
+const MaxCampaignPictures = 1000
+
 // BuildCampaign reads campaign id through api and gathers the report of
 // each of its battles (Build, each with the same options), in the
 // campaign's order, at most MaxBattles.
@@ -54,10 +59,14 @@ func BuildCampaign(ctx context.Context, api app.API, cat *i18n.Catalogue, id str
 	if c.Name == "" {
 		c.Name = id
 	}
-	for i, b := range info.Battles {
-		if i == MaxBattles {
-			break
+	battles := info.Battles[:min(len(info.Battles), MaxBattles)]
+	if len(battles) > 0 {
+		share := max(1, min(MaxPictures, MaxCampaignPictures/len(battles)))
+		if opt.MaxPictures <= 0 || opt.MaxPictures > share {
+			opt.MaxPictures = share
 		}
+	}
+	for _, b := range battles {
 		r, err := Build(ctx, api, cat, events.Key{Campaign: id, Battle: b.Battle}, opt)
 		if err != nil {
 			return nil, err

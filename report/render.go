@@ -49,7 +49,7 @@ h1{font-size:1.8rem;margin:0 0 .3rem}h2{margin-top:2rem;border-bottom:1px solid 
 figure{margin:.8rem 0;break-inside:avoid;page-break-inside:avoid}figure svg{max-width:100%;height:auto;display:block;border:1px solid #ccc}
 figcaption{font-size:.85rem;color:#444}table{border-collapse:collapse;width:100%;margin:.6rem 0}
 th,td{border:1px solid #bbb;padding:.2rem .4rem;text-align:left;vertical-align:top}tr{break-inside:avoid;page-break-inside:avoid}
-li.moment{font-weight:600}li.moment figure{font-weight:400}pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f4;padding:.5rem}
+ol.narrative{list-style:none;padding-left:0}ol.narrative li{margin:.15rem 0}li.moment{font-weight:600}li.moment figure{font-weight:400}pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f4;padding:.5rem}
 code{word-break:break-all}
 @media print{body{margin:0;max-width:none;font-size:11pt}h2,h3{break-after:avoid;page-break-after:avoid}
 h2{break-before:auto}a{color:inherit;text-decoration:none}}
