@@ -201,12 +201,12 @@ func Build(ctx context.Context, api app.API, cat *i18n.Catalogue, key events.Key
 		r.Name = key.Battle
 	}
 	r.Withheld = int(page.Last) - len(page.Events)
-	if info, err := api.Campaign(ctx, key.Campaign); err == nil {
-		r.Campaign = info.Name
-		r.sides(end, info.People)
-	} else {
-		r.sides(end, nil)
+	info, err := api.Campaign(ctx, key.Campaign)
+	if err != nil {
+		return nil, err
 	}
+	r.Campaign = info.Name
+	r.sides(end, info.People)
 	r.losses(end)
 	r.narrate(page.Events)
 	if err := r.draw(ctx, api, key, scale, limit); err != nil {
