@@ -609,7 +609,8 @@ func TestReportForumPosts(t *testing.T) {
 
 // TestReportRussian writes the Aspern example's report in Russian (--lang
 // ru): the HTML's text (the pictures' labels included, the command lines
-// under "verify" left out) and the Markdown post have no English word
+// under "verify" left out), the Markdown and the BBCode posts (their
+// markup, file names and command lines left out) have no English word
 // but ids (englishIn, as TestRussianCLI), and lengths are in the battle's
 // centimetres with a decimal comma.
 func TestReportRussian(t *testing.T) {
@@ -642,6 +643,13 @@ func TestReportRussian(t *testing.T) {
 	post = regexp.MustCompile(`\]\([^)]*\)`).ReplaceAllString(post, "]")
 	if w := englishIn(post, ids); len(w) > 0 {
 		t.Errorf("Markdown: English words %v in:\n%s", w, post)
+	}
+	bb := c.ok("report", battle, "--format", "bbcode")
+	bb = regexp.MustCompile(`(?s)\[code\].*?\[/code\]`).ReplaceAllString(bb, "")
+	bb = regexp.MustCompile(`\[attachment=\d+\][^\[]*\[/attachment\]`).ReplaceAllString(bb, "")
+	bb = bbTag.ReplaceAllString(bb, " ")
+	if w := englishIn(bb, ids); len(w) > 0 {
+		t.Errorf("BBCode: English words %v in:\n%s", w, bb)
 	}
 	for _, want := range []string{"Стол 180,0 см × 120,0 см", "Ход сражения", "Кому везло", "Проверка донесения"} {
 		if !strings.Contains(post, want) {
