@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -24,9 +25,11 @@ var reportTypes = map[string]string{
 
 // handleReport answers GET .../report?format=html|bbcode|markdown: the
 // battle's after-action report as the caller may see it (package report,
-// docs/report.md), in the caller's language. Its work (one replay, the
-// log's events, the audit, a picture per turn and decisive moment, at
-// most report.MaxPictures or max_pictures) runs under the request's
+// docs/report.md), in the caller's language; on a campaign's path, the
+// campaign's (its standings, then each battle's: report.BuildCampaign).
+// Its work (one replay, the log's events, the audit, a picture per turn
+// and decisive moment, at most report.MaxPictures or max_pictures, and
+// for a campaign report.MaxCampaignPictures) runs under the request's
 // budget, through the same door as every other query.
 func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
@@ -38,9 +41,9 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, app.Errorf(app.KindInvalid, "bad_request", "format: html, bbcode or markdown"))
 		return
 	}
-	limit, err := uintParam(r, "max_pictures", 0)
-	if err != nil {
-		s.writeError(w, r, err)
+	limit, perr := uintParam(r, "max_pictures", 0)
+	if perr != nil {
+		s.writeError(w, r, perr)
 		return
 	}
 	if limit > report.MaxPictures {
@@ -48,7 +51,14 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess := s.session(r)
-	rep, err := report.Build(r.Context(), sess, s.cat, battleKey(r), report.Options{Lang: sess.Lang(), MaxPictures: int(limit)})
+	opt := report.Options{Lang: sess.Lang(), MaxPictures: int(limit)}
+	var rep interface{ Write(io.Writer, string) error }
+	var err error
+	if battle := r.PathValue("battle"); battle == "" {
+		rep, err = report.BuildCampaign(r.Context(), sess, s.cat, r.PathValue("campaign"), opt)
+	} else {
+		rep, err = report.Build(r.Context(), sess, s.cat, battleKey(r), opt)
+	}
 	if err != nil && r.Context().Err() != nil {
 		// The budget ran out under the report's work: that is the reason,
 		// whatever the query it cut short made of it.

@@ -29,7 +29,8 @@ func (s *server) startBattle() {
 // caller may see it: HTML by default (text/html, never cached, a policy
 // that runs and loads nothing, a picture of the turn inline), BBCode as
 // text/plain and Markdown as text/markdown, in the caller's language
-// (?lang=ru); a format or a bound it does not take is refused in words
+// (?lang=ru); the campaign's report on the campaign's path; a format or
+// a bound it does not take is refused in words
 // naming the numbers (400); without a token 401; and the report's work
 // is held to the request's budget like any query (503 over_budget).
 func TestReportEndpoint(t *testing.T) {
@@ -76,6 +77,17 @@ func TestReportEndpoint(t *testing.T) {
 	}
 	if r := s.do("GET", "/api/campaigns/demo/battles/nowhere/report", s.tokens["rita"], nil); r.status != 404 {
 		t.Errorf("no battle: %d %s", r.status, r.raw)
+	}
+
+	// The campaign's report: its standings, then b1's report, a heading
+	// down.
+	camp := s.must(s.do("GET", "/api/campaigns/demo/report", s.tokens["karl"], nil), 200)
+	if c := string(camp.raw); camp.header.Get("Content-Type") != "text/html; charset=utf-8" || !strings.Contains(c, `<h2 id="standings">Standings</h2>`) ||
+		!strings.Contains(c, `<h2 id="b1-battle">Eggmuhl</h2>`) || strings.Count(c, `<figure class="picture"`) != 1 {
+		t.Errorf("the campaign's report: %.400s", camp.raw)
+	}
+	if r := s.do("GET", "/api/campaigns/nowhere/report", s.tokens["karl"], nil); r.status < 400 {
+		t.Errorf("no campaign: %d", r.status)
 	}
 
 	// A budget of a nanosecond is over before any work starts.

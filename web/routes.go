@@ -37,6 +37,7 @@ func (s *Server) apiRoutes() []route {
 		r("GET", c, s.handleCampaign),
 		r("GET", c+"/events", s.handleCampaignEvents),
 		r("GET", c+"/standings", s.handleStandings),
+		r("GET", c+"/report", s.handleReport),
 		r("POST", c+"/commands/{command}", s.handleCommand),
 
 		r("GET", b+"/state", s.handleState),
