@@ -185,11 +185,14 @@ func Build(ctx context.Context, api app.API, cat *i18n.Catalogue, key events.Key
 	if opt.MaxPictures > 0 && opt.MaxPictures < limit {
 		limit = opt.MaxPictures
 	}
-	end, err := api.Replay(ctx, key, app.Latest)
+	// The events first, then the battle as it stood at the last of them:
+	// a command appended in between (a battle being played) does not
+	// make the board newer than the narrative and the head.
+	page, err := api.Events(ctx, key, 0)
 	if err != nil {
 		return nil, err
 	}
-	page, err := api.Events(ctx, key, 0)
+	end, err := api.Replay(ctx, key, page.Last)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +215,8 @@ func Build(ctx context.Context, api app.API, cat *i18n.Catalogue, key events.Key
 	if err := r.draw(ctx, api, key, scale, limit); err != nil {
 		return nil, err
 	}
-	rep, err := api.Audit(ctx, key, app.AuditOptions{})
+	// The audit checks the report's head is in the chain (a kept head).
+	rep, err := api.Audit(ctx, key, app.AuditOptions{Head: page.Head})
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +426,7 @@ func (r *Report) draw(ctx context.Context, api app.API, key events.Key, scale fl
 		r.Pictures[n].Name = fmt.Sprintf("%03d-%s-%d.svg", n+1, strings.ReplaceAll(m.Kind, "_", "-"), m.Version)
 	}
 	if r.Ended {
-		n, err := add(app.PictureQuery{Version: app.Latest}, r.t("end_picture"), r.Last)
+		n, err := add(app.PictureQuery{Version: r.Last}, r.t("end_picture"), r.Last)
 		if err != nil {
 			return err
 		}
