@@ -718,9 +718,9 @@ steps:
 // stays unseen. Before the battle ends, karl's report (the opponent's)
 // holds none of red's sealed orders (the brigade, its general, its
 // units), in HTML and in the forum post, though it tells the march by its
-// edge; marie's (red's own) and the operator's hold them. After the
-// battle ends the orders are revealed (F.9), and karl's report holds them
-// too.
+// edge; marie's (red's own), the umpire's and the operator's hold them.
+// After the battle ends the orders are revealed (F.9), and karl's report
+// holds them too.
 func TestReportSealedFlankMarch(t *testing.T) {
 	c := newCLI(t)
 	file := filepath.Join(t.TempDir(), "fm.yaml")
@@ -737,6 +737,9 @@ func TestReportSealedFlankMarch(t *testing.T) {
 	mustJSON(t, []byte(c.ok("-o", "json", "player", "add", "fm", "marie2", "--role", "player", "--side", "red")), &added)
 	marie := &testCLI{t: t, cfg: c.cfg, entropy: c.entropy}
 	marie.cfg.Token = added.Token
+	mustJSON(t, []byte(c.ok("-o", "json", "player", "add", "fm", "uma", "--role", "umpire")), &added)
+	uma := &testCLI{t: t, cfg: c.cfg, entropy: c.entropy}
+	uma.cfg.Token = added.Token
 
 	sealed := []string{"hidden-bde", "Secret Column", "hidden-gen", "Brigadier Unseen", "hidden-1", "hidden-2"}
 	reports := func(who *testCLI) string {
@@ -751,7 +754,7 @@ func TestReportSealedFlankMarch(t *testing.T) {
 	if !strings.Contains(seen, "sealed until it arrives") || !strings.Contains(seen, "Flank marches") {
 		t.Errorf("karl's report does not tell the march by its edge")
 	}
-	for name, who := range map[string]*testCLI{"marie": marie, "the operator": c} {
+	for name, who := range map[string]*testCLI{"marie": marie, "uma (umpire)": uma, "the operator": c} {
 		got := reports(who)
 		for _, s := range []string{"hidden-1", "hidden-2"} {
 			if !strings.Contains(got, s) {
