@@ -227,6 +227,7 @@ docs/performance.md records figures and how to read them.`,
 	f.IntVar(&lo.LiveCommands, "live-commands", 60, "with --league: commands each followed battle plays")
 	f.DurationVar(&lo.LivePace, "live-pace", 500*time.Millisecond, "with --league: each followed table's pause between commands")
 	f.IntVar(&lo.Starts, "starts", 3, "with --league: start-ups of ledger serve timed")
+	f.BoolVar(&lo.StartAfterWindow, "start-after-window", false, "with --league: time the start-ups once the stream's duplicate window (nats.duplicate_window) has passed since the fill's last append, not at once")
 	f.IntVar(&lo.Replicas, "replicas", 0, "with --league and --nats-url: replicas of the stream (0: the configuration's)")
 	return cmd
 }

@@ -44,6 +44,9 @@ type leagueOptions struct {
 
 	Events int // the log's length for start-up and rebuild
 	Starts int // start-ups timed
+	// StartAfterWindow waits, before the start-ups, until the stream's
+	// duplicate window has passed since the fill's last append.
+	StartAfterWindow bool
 
 	Parts    map[string]bool
 	Replicas int
@@ -363,7 +366,10 @@ func printLeague(w io.Writer, r leagueResult) error {
 	if s := r.Startup; s != nil {
 		fmt.Fprintf(tw, "\nstart-up: `ledger serve` on %d events, projection current (fill %.0f s, catch-up %.1f s)\n", s.Events, s.FillSeconds, s.CatchUpSeconds)
 		for i, st := range s.Starts {
-			fmt.Fprintf(tw, "  start %d\tserving %.0f ms\tfirst answer %.0f ms\tprojection lag %d, battles in memory %d\n", i+1, st.ServeMS, st.AnswerMS, st.Lag, st.CachedBattles)
+			fmt.Fprintf(tw, "  start %d\tserving %.0f ms\tfirst answer %.0f ms\tprojection lag %d, battles in memory %d; %.0f s after the last append\n", i+1, st.ServeMS, st.AnswerMS, st.Lag, st.CachedBattles, st.SinceAppendS)
+		}
+		if len(s.Starts) > 0 && s.Starts[0].SinceAppendS < s.WindowS {
+			fmt.Fprintf(tw, "  \tstarted within the stream's %.0f s duplicate window of the fill's appends: nats-server reads every message appended in it again (its de-duplication index) before it is ready; --start-after-window times a start after it\n", s.WindowS)
 		}
 		fmt.Fprintf(tw, "  first answer\tmedian %.0f ms\tworst %.0f ms\ttarget < %.0f ms: %s\n", s.MedianMS, s.WorstMS, s.TargetMS, verdict(s.WorstMS, s.TargetMS, true))
 	}

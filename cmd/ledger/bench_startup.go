@@ -29,6 +29,13 @@ type startupResult struct {
 	// projection then took to hold it all.
 	FillSeconds    float64 `json:"fill_seconds"`
 	CatchUpSeconds float64 `json:"catch_up_seconds"`
+	// WindowS is the stream's duplicate window (nats.duplicate_window):
+	// a start within it of many appends is slower, as nats-server reads
+	// every message appended in the window again to rebuild its index of
+	// message ids (stream.rebuildDedupe) before the stream is ready.
+	WindowS float64 `json:"duplicate_window_s"`
+	// lastAppend is when the fill's last append was acknowledged.
+	lastAppend time.Time
 	// Starts are the start-ups timed, one after the other.
 	Starts []startup `json:"starts"`
 	// Worst is the slowest start-up to the first answer.
@@ -50,6 +57,10 @@ type startup struct {
 	// grows with the log when nothing is replayed.
 	Lag           uint64 `json:"lag"`
 	CachedBattles int    `json:"cached_battles"`
+	// SinceAppendS is how long after the fill's last append the start
+	// began: within the duplicate window (WindowS) nats-server reads the
+	// messages appended in it again before it is ready.
+	SinceAppendS float64 `json:"since_last_append_s"`
 }
 
 // fillTo appends synthetic battles to a's log until it holds n events,
@@ -75,6 +86,7 @@ func fillTo(ctx context.Context, a *App, n int, camp string, res *startupResult,
 		}
 	}
 	res.FillSeconds = time.Since(t).Seconds()
+	res.lastAppend = time.Now()
 	fmt.Fprintf(progress, "bench: bringing the projection up to date with all %d events\n", last)
 	t = time.Now()
 	if err := a.CatchUp(ctx, nil); err != nil {
@@ -102,6 +114,18 @@ func serveBench(ctx context.Context, cfg config.Config, entropy io.Reader) (*Ser
 // keep is true, and returns it with the function that stops it.
 func runStartup(ctx context.Context, cfg config.Config, o leagueOptions, entropy io.Reader, res *startupResult, keep bool, progress io.Writer) (*Served, string, func() error, error) {
 	res.TargetMS = 2000
+	res.WindowS = cfg.NATS.DuplicateWindow.Seconds()
+	if res.lastAppend.IsZero() {
+		res.lastAppend = time.Now()
+	}
+	if wait := time.Until(res.lastAppend.Add(cfg.NATS.DuplicateWindow + time.Second)); o.StartAfterWindow && wait > 0 {
+		fmt.Fprintf(progress, "bench: waiting %s, until the stream's duplicate window has passed since the last append\n", wait.Round(time.Second))
+		select {
+		case <-ctx.Done():
+			return nil, "", nil, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 	fmt.Fprintf(progress, "bench: starting `ledger serve` %d times on %d events\n", o.Starts, res.Events)
 	hc := &http.Client{Timeout: 30 * time.Second}
 	for i := 1; i <= o.Starts; i++ {
@@ -112,7 +136,7 @@ func runStartup(ctx context.Context, cfg config.Config, o leagueOptions, entropy
 			stop()
 			return nil, "", nil, fmt.Errorf("bench: serve: %w", err)
 		}
-		st := startup{ServeMS: ms(time.Since(t))}
+		st := startup{ServeMS: ms(time.Since(t)), SinceAppendS: t.Sub(res.lastAppend).Seconds()}
 		end := func() error {
 			stop()
 			return s.Wait()

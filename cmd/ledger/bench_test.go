@@ -94,13 +94,13 @@ func TestBenchLeagueSmall(t *testing.T) {
 			}
 		}
 	}
-	if s := res.Startup; s.Events < 3000 || len(s.Starts) != 2 || s.WorstMS <= 0 || s.TargetMS != 2000 {
+	if s := res.Startup; s.Events < 3000 || len(s.Starts) != 2 || s.WorstMS <= 0 || s.TargetMS != 2000 || s.WindowS != 120 {
 		t.Errorf("start-up %+v", s)
 	} else {
 		for _, st := range s.Starts {
 			// A current projection is not caught up again, nor an ended
 			// battle replayed, at start.
-			if st.Lag != 0 || st.CachedBattles != 0 || st.AnswerMS < st.ServeMS {
+			if st.Lag != 0 || st.CachedBattles != 0 || st.AnswerMS < st.ServeMS || st.SinceAppendS <= 0 {
 				t.Errorf("start-up %+v", st)
 			}
 		}
