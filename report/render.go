@@ -43,7 +43,8 @@ func (p page) write(w io.Writer, format string) error {
 
 // printCSS lays the report out on a screen and on paper: pictures within
 // the page, a turn's heading with its picture, no split figure or table
-// row, no colours needed.
+// row, no colours needed; on a phone's screen a table wider than the page
+// scrolls by itself instead of cutting off its last columns.
 const printCSS = `body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem;color:#111}
 h1{font-size:1.8rem;margin:0 0 .3rem}h2{margin-top:2rem;border-bottom:1px solid #999}h3{margin-top:1.4rem}
 figure{margin:.8rem 0;break-inside:avoid;page-break-inside:avoid}figure svg{max-width:100%;height:auto;display:block;border:1px solid #ccc}
@@ -51,6 +52,7 @@ figcaption{font-size:.85rem;color:#444}table{border-collapse:collapse;width:100%
 th,td{border:1px solid #bbb;padding:.2rem .4rem;text-align:left;vertical-align:top}tr{break-inside:avoid;page-break-inside:avoid}
 ol.narrative{list-style:none;padding-left:0}ol.narrative li{margin:.15rem 0}li.moment{font-weight:600}li.moment figure{font-weight:400}pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f4;padding:.5rem}
 code{word-break:break-all}
+@media screen and (max-width:40rem){table{display:block;overflow-x:auto}}
 @media print{body{margin:0;max-width:none;font-size:11pt}h2,h3{break-after:avoid;page-break-after:avoid}
 h2{break-before:auto}a{color:inherit;text-decoration:none}}
 @page{size:A4;margin:15mm}`
