@@ -296,6 +296,12 @@ func (c *Client) Picture(ctx context.Context, key events.Key, pq app.PictureQuer
 	if pq.Charge != 0 {
 		q.Set("charge", strconv.FormatUint(pq.Charge, 10))
 	}
+	if pq.Scale > 0 {
+		q.Set("scale", strconv.FormatFloat(pq.Scale, 'f', -1, 64))
+	}
+	if pq.NoLabels {
+		q.Set("no_labels", "true")
+	}
 	resp, err := c.request(ctx, http.MethodGet, battlePath(key)+"/battlefield.svg", q, nil)
 	if err != nil {
 		return nil, err

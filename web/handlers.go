@@ -192,7 +192,19 @@ func (s *Server) handleBattlefield(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, app.Errorf(app.KindNotFound, "not_found", "charge=0: events are numbered from 1"))
 		return
 	}
-	body, err := s.session(r).Picture(r.Context(), battleKey(r), app.PictureQuery{Version: v, Charge: ch})
+	scale, err := scaleParam(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var noLabels bool
+	if nl := r.URL.Query().Get("no_labels"); nl != "" {
+		if noLabels, err = strconv.ParseBool(nl); err != nil {
+			s.writeError(w, r, app.Errorf(app.KindInvalid, "bad_request", "no_labels %q: want true or false", nl))
+			return
+		}
+	}
+	body, err := s.session(r).Picture(r.Context(), battleKey(r), app.PictureQuery{Version: v, Charge: ch, Scale: scale, NoLabels: noLabels})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

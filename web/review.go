@@ -27,12 +27,10 @@ func (s *Server) handleReview(w http.ResponseWriter, r *http.Request) {
 		rv, err := s.session(r).Review(r.Context(), battleKey(r), v)
 		s.answer(w, r, rv, err)
 	case "svg":
-		var scale float64
-		if sc := q.Get("scale"); sc != "" {
-			if scale, err = strconv.ParseFloat(sc, 64); err != nil || scale <= 0 || scale > 100 {
-				s.writeError(w, r, app.Errorf(app.KindInvalid, "bad_request", "scale: want a number of pixels per unit, 0 to 100"))
-				return
-			}
+		scale, err := scaleParam(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
 		}
 		body, err := s.session(r).ReviewPicture(r.Context(), battleKey(r), app.ReviewQuery{Version: v, Scale: scale})
 		if err != nil {
@@ -49,4 +47,18 @@ func (s *Server) handleReview(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.writeError(w, r, app.Errorf(app.KindInvalid, "bad_request", "format: json or svg"))
 	}
+}
+
+// scaleParam reads a picture's scale (pixels per inch or cm of the table)
+// from ?scale=, 0 when absent: the renderer's own.
+func scaleParam(r *http.Request) (float64, error) {
+	sc := r.URL.Query().Get("scale")
+	if sc == "" {
+		return 0, nil
+	}
+	scale, err := strconv.ParseFloat(sc, 64)
+	if err != nil || !(scale > 0 && scale <= 100) {
+		return 0, app.Errorf(app.KindInvalid, "bad_request", "scale %q: want a number of pixels per unit, more than 0 and at most 100", sc)
+	}
+	return scale, nil
 }

@@ -311,3 +311,40 @@ func mustFloat(t *testing.T, s string) float64 {
 	}
 	return f
 }
+
+// TestPictureThroughTheDoor: `ledger picture --scale S --no-labels` beside
+// a running server asks the server for that picture (the client dropped
+// both, and the server's answer came at its own scale with every name),
+// and writes byte for byte what GET battlefield.svg?scale=S&no_labels=true
+// answers the same person; a scale out of (0, 100] or a no_labels that is
+// not a boolean is refused in words.
+func TestPictureThroughTheDoor(t *testing.T) {
+	ts := seed(t)
+	c := &testCLI{t: t, cfg: ts.cfg}
+	c.cfg.Token = ts.tokens["rita"]
+	path := "/api/campaigns/demo/battles/b1/battlefield.svg"
+	small := c.ok("picture", "demo/b1", "--scale", "5", "--no-labels")
+	r := ts.do("GET", path+"?scale=5&no_labels=true", ts.tokens["rita"], nil)
+	if r.status != 200 || string(r.raw) != small {
+		t.Fatalf("HTTP %d, %d bytes; the CLI's %d bytes", r.status, len(r.raw), len(small))
+	}
+	named := c.ok("picture", "demo/b1")
+	if small == named || !strings.Contains(named, ">33-ligne<") || strings.Contains(small, ">33-ligne<") {
+		t.Errorf("--scale 5 --no-labels drew the same picture as the default, or names in it:\n%.400s", small)
+	}
+	width := func(doc string) string {
+		_, rest, _ := strings.Cut(doc, `width="`)
+		w, _, _ := strings.Cut(rest, `"`)
+		return w
+	}
+	if ws, wn := mustFloat(t, width(small)), mustFloat(t, width(named)); !(ws < wn) {
+		t.Errorf("width at scale 5: %v, at the CLI's default 12: %v", ws, wn)
+	}
+	for _, q := range []string{"scale=0", "scale=101", "scale=x", "scale=NaN", "no_labels=maybe"} {
+		r := ts.do("GET", path+"?"+q, ts.tokens["rita"], nil)
+		field, _, _ := strings.Cut(q, "=")
+		if r.status != 400 || !strings.Contains(string(r.raw), field) {
+			t.Errorf("?%s: %d %s", q, r.status, r.raw)
+		}
+	}
+}
