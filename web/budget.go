@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clubledger/ledger/app"
+	"github.com/clubledger/ledger/events"
 )
 
 // DefaultBudget is each request's budget of time when Options.Budget is 0
@@ -42,13 +43,18 @@ func (s *Server) budgeted(h http.HandlerFunc) http.HandlerFunc {
 }
 
 // overBudget gives the budget's own error for err when err is the
-// request's context running out of its budget, and err otherwise.
+// request's context running out of its budget, and err otherwise. A read
+// of the log cut short by the deadline comes back as the log being
+// unavailable ("the server did not answer in time"), not as the deadline:
+// when the request's budget is spent, that is the reason, and the answer
+// says so (a battle's state, events, picture or audit answered
+// "unavailable" under a spent budget, the campaign's "over_budget").
 func overBudget(r *http.Request, err error) error {
-	if !errors.Is(err, context.DeadlineExceeded) {
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, events.ErrUnavailable) {
 		return err
 	}
 	var ob *app.OverBudget
-	if cause := context.Cause(r.Context()); errors.As(cause, &ob) {
+	if cause := context.Cause(r.Context()); r.Context().Err() != nil && errors.As(cause, &ob) {
 		return cause
 	}
 	return err

@@ -77,6 +77,15 @@ func TestServeRequestBudget(t *testing.T) {
 	if r := ts.do("GET", "/healthz", "", nil); r.status != 200 {
 		t.Errorf("healthz under a nanosecond's budget: %d %s", r.status, r.raw)
 	}
+	// A battle's queries read the log, and a read cut short by the
+	// deadline comes back as the log not answering in time: the answer
+	// still names the budget (it said "unavailable", the log's fault).
+	for _, p := range []string{"state", "events", "battlefield.svg", "audit", "replay?version=1", "review?version=1"} {
+		r := ts.do("GET", "/api/campaigns/x/battles/y/"+p, testAdminToken, nil)
+		if r.status != 503 || r.errorField("code") != "over_budget" {
+			t.Errorf("%s over its budget: %d %v", p, r.status, r.errorField("code"))
+		}
+	}
 }
 
 // TestServeUsedIDForbiddenFirst (issue 25, item 4): a reader who sends a
