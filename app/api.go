@@ -156,18 +156,28 @@ type EventsPage struct {
 	// Chain is "intact", or what breaks it, checked over every event.
 	Chain string `json:"chain"`
 	// Signatures is SignaturesHold when every event was signed by the
-	// ledger (or stored before it signed), else the first that was not,
-	// checked over every event; empty where the ledger has no keys.
+	// ledger (or stored before it signed), SignaturesImported when some
+	// were signed by the key of the ledger the battle was imported from
+	// (Imported counts them), else the first that was not, checked over
+	// every event; empty where the ledger has no keys.
 	Signatures string `json:"signatures,omitempty"`
 	// Unsigned counts the events stored before the ledger signed (they
 	// pass, unproven).
-	Unsigned int         `json:"unsigned,omitempty"`
+	Unsigned int `json:"unsigned,omitempty"`
+	// Imported counts the events signed by another ledger's key, trusted
+	// for this battle only because the battle was imported from it.
+	Imported int         `json:"imported,omitempty"`
 	Events   []EventView `json:"events"`
 }
 
 // SignaturesHold is EventsPage.Signatures when every event is the ledger's
 // (or stored before it signed: Unsigned counts those).
 const SignaturesHold = "every event signed by the ledger"
+
+// SignaturesImported is EventsPage.Signatures when every event is signed by
+// a key the ledger trusts for it, some by the key of the ledger the battle
+// was imported from (EventsPage.Imported counts those).
+const SignaturesImported = "every event signed by a key this ledger trusts for it, some by the key of the ledger the battle was imported from"
 
 // ChainIntact is EventsPage.Chain for an unbroken chain.
 const ChainIntact = "intact"

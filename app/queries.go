@@ -225,7 +225,13 @@ func (s *Session) Events(ctx context.Context, key events.Key, after uint64) (Eve
 				if a.Legacy {
 					page.Unsigned++
 				}
+				if a.Imported {
+					page.Imported++
+				}
 			}
+		}
+		if page.Signatures == SignaturesHold && page.Imported > 0 {
+			page.Signatures = SignaturesImported
 		}
 		for i := range page.Events {
 			page.Events[i].Signed = signed[page.Events[i].Version]

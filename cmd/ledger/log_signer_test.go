@@ -85,6 +85,30 @@ func TestLogNamesImportedKey(t *testing.T) {
 		}
 	}
 
+	// The door's answer (GET .../events, what the page and ledger log read)
+	// says it too, in its own fields: not "every event signed by the
+	// ledger" of a battle another ledger signed (issue 25's leftover).
+	a, err = OpenApp(ctx, dst.cfg, AppOptions{Entropy: dst.entropy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := a.Ledger.As(app.Caller{Operator: "test"})
+	page, err := op.Events(ctx, events.Key{Campaign: "bk", Battle: "ended"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.Signatures != app.SignaturesImported || page.Imported != len(x.Events) {
+		t.Errorf("the imported battle's page: signatures %q, imported %d of %d", page.Signatures, page.Imported, len(x.Events))
+	}
+	own, err := op.Events(ctx, events.Key{Campaign: "own", Battle: "b"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if own.Signatures != app.SignaturesHold || own.Imported != 0 {
+		t.Errorf("the ledger's own battle's page: signatures %q, imported %d", own.Signatures, own.Imported)
+	}
+	a.Close()
+
 	// The importing ledger's own battle: its own key, "signed by the ledger".
 	out = dst.ok("log", "own/b")
 	if !strings.Contains(out, "signatures: every event signed by the ledger") || strings.Contains(out, "(imported)") {

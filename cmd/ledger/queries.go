@@ -134,7 +134,7 @@ func (c *cli) logCommand() *cobra.Command {
 				}
 				own, imported, keys := importedSigners(page.Events)
 				switch {
-				case page.Signatures == app.SignaturesHold && imported > 0:
+				case page.Signatures == app.SignaturesImported:
 					// Not "signed by the ledger": a battle imported from
 					// another ledger is signed by that ledger's key.
 					fmt.Fprintln(c.stdout, w.t("log.signatures_imported", "n", imported, "keys", strings.Join(keys, ", "), "own", own))
@@ -153,7 +153,7 @@ func (c *cli) logCommand() *cobra.Command {
 				}
 				fmt.Fprintln(c.stderr, broken)
 			}
-			if page.Signatures != "" && page.Signatures != app.SignaturesHold {
+			if page.Signatures != "" && page.Signatures != app.SignaturesHold && page.Signatures != app.SignaturesImported {
 				bad := w.t("log.signatures_bad", "why", w.phrase("signature", page.Signatures))
 				if verify {
 					return &checkError{msg: bad}
