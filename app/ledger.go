@@ -44,6 +44,9 @@ type Options struct {
 	Read ReadModel
 	// Admin, when set, answers Status and RebuildProjection.
 	Admin Admin
+	// TrustImported, when set, keeps another ledger's key as trusted for
+	// one battle imported from it (the key file's list); Import needs it.
+	TrustImported func(keyHex string, battle events.Key) error
 	// Projected, when set, is called after a command appended events with
 	// the sequence of its last one: it returns once the projection holds
 	// it (a server waits for its projector; the CLI brings the projection

@@ -212,6 +212,7 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 		CachedStreams: cfg.Cache.Streams})
 	a.Ledger, err = app.New(app.Options{
 		Service: a.Service, Log: a.Log, Read: a.DB, Admin: adminOps{a}, Lang: cfg.Lang, Logger: opts.Logger, Observer: observer, Keys: a.Ring,
+		TrustImported:  a.Keys.Import,
 		TimelineEvents: cfg.Cache.TimelineEvents,
 		Projected: func(ctx context.Context, seq uint64) error {
 			if a.projector != nil {

@@ -17,7 +17,6 @@ import (
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign/audit"
 	"github.com/clubledger/ledger/campaign/backup"
-	"github.com/clubledger/ledger/events"
 )
 
 func init() {
@@ -250,86 +249,30 @@ Exit code 4 if the audit fails; then nothing is appended.`,
 				}
 				return err
 			}
-			key := events.Key{Campaign: x.Meta.Campaign, Battle: x.Meta.Battle}
-			if err := key.Validate(); err != nil || key.Battle == "" {
-				return &checkError{msg: fmt.Sprintf("%s: the export names %q/%q, not a battle", file, x.Meta.Campaign, x.Meta.Battle)}
-			}
-			if x.Meta.Withheld > 0 {
-				return &checkError{msg: fmt.Sprintf("%s: %d events are withheld (exported as their hash only); import needs an export made with --umpire", file, x.Meta.Withheld)}
-			}
-			app, release, err := c.open()
+			a, release, err := c.open()
 			if err != nil {
 				return err
 			}
 			defer release()
-			// The whole file is audited before anything is appended, against
-			// a trust anchor: this ledger's own keys, or a key the user
-			// names. An export's header is signed by no one: it excuses no
-			// unsigned event, and its keys prove nothing by themselves.
-			rep, err := importAudit(x, app.Ring, trusted)
-			if err != nil {
-				return &checkError{msg: fmt.Sprintf("%s: the audit fails, nothing imported: %v", file, err)}
+			// The door audits the whole file before it appends anything,
+			// and appends all of it or nothing (app.Session.Import).
+			res, err := a.Ledger.As(operatorCaller("", c.lang())).Import(c.ctx, x, app.ImportOptions{Trust: trusted})
+			var failed *app.ImportFailed
+			if errors.As(err, &failed) && failed.Audit {
+				return &checkError{msg: fmt.Sprintf("%s: %s", file, failed.Reason)}
 			}
-			have, err := app.Log.Read(c.ctx, key, 0)
-			if err != nil {
-				return err
+			if errors.As(err, &failed) {
+				return fmt.Errorf("import %s: %s", file, failed.Reason)
 			}
-			if len(have) > 0 {
-				return fmt.Errorf("import %s: this ledger already has battle %s (%d events); nothing imported", file, key, len(have))
-			}
-			// The battle is signed by the ledger it comes from: its keys,
-			// proven against the anchor, are trusted for this battle only.
-			for _, s := range rep.Signers {
-				if t, ok := app.Ring.Trusts(s.Key); ok && len(t.Streams) == 0 {
-					continue // one of this ledger's own keys
-				}
-				if err := app.Keys.Import(s.Key, key); err != nil {
-					return err
-				}
-				app.Ring.Add(events.TrustedKey{Key: s.Key, Streams: []events.Key{key}})
-			}
-			// One atomic batch (all or none), or batches of the most
-			// JetStream takes at once for a longer battle: the whole file
-			// passed its audit already.
-			var expected uint64
-			for start := 0; start < len(x.Events); start += importBatch {
-				batch := make([]events.Envelope, min(importBatch, len(x.Events)-start))
-				copy(batch, x.Events[start:])
-				for i := range batch {
-					batch[i].Sequence = 0
-				}
-				if err := app.Log.Append(c.ctx, key, expected, batch); err != nil {
-					return fmt.Errorf("import %s: events %d to %d: %w", file, batch[0].Version, batch[len(batch)-1].Version, err)
-				}
-				expected = batch[len(batch)-1].Sequence
-			}
-			// Read back and audit what this ledger now holds.
-			got, err := app.Log.Read(c.ctx, key, 0)
 			if err != nil {
 				return err
 			}
-			if rep := audit.Verify(got, audit.Options{Key: key, Head: x.Meta.Head, Keys: app.Ring}); rep.Failed() {
-				return &checkError{msg: fmt.Sprintf("import %s: the imported battle fails its audit: %v", file, rep.Err())}
-			}
-			if err := app.CatchUp(c.ctx, nil); err != nil {
-				return err
-			}
-			camp, err := app.Service.Campaign(c.ctx, key.Campaign)
-			if err != nil {
-				return err
-			}
-			res := struct {
-				Battle   string `json:"battle"`
-				Events   int    `json:"events"`
-				Head     string `json:"head"`
-				Campaign bool   `json:"campaign_present"`
-			}{key.String(), len(got), x.Meta.Head, camp.Exists()}
 			if c.output == "json" {
 				return writeJSON(c.stdout, res)
 			}
-			fmt.Fprintf(c.stdout, "imported %s: %d events, chain and dice verified (head %.16s)\n", key, len(got), x.Meta.Head)
+			fmt.Fprintf(c.stdout, "imported %s: %d events, chain and dice verified (head %.16s)\n", res.Battle, res.Events, res.Head)
 			if !res.Campaign {
-				fmt.Fprintf(c.stdout, "campaign %s is not in this ledger: the battle is here for review only\n", key.Campaign)
+				fmt.Fprintf(c.stdout, "campaign %s is not in this ledger: the battle is here for review only\n", x.Meta.Campaign)
 			}
 			return nil
 		},
@@ -337,58 +280,6 @@ Exit code 4 if the audit fails; then nothing is appended.`,
 	cmd.Flags().StringVarP(&file, "file", "f", "", "the export file to import (- for standard input)")
 	cmd.Flags().StringArrayVar(&trusted, "key", nil, "the fingerprint (at least 16 hex digits) of the exporting ledger's key, as its club publishes it; repeatable")
 	return cmd
-}
-
-// importBatch is the most events one append sends: nats-server's largest
-// atomic batch (streamDefaultMaxAtomicBatchSize, 1000; the ledger sets no
-// jetstream max_batch_size).
-const importBatch = 1000
-
-// importAudit audits the whole export against each trust anchor in turn:
-// this ledger's own keys (its key file's, not another ledger's imported
-// for one battle) and the fingerprints the user named. It returns the
-// report of the first anchor that proves the battle (every check passes,
-// and every event is signed by the anchor's key, or its signed successor,
-// or bound by the hash chain to a later event that is); else the error of
-// the named keys' first report, or of this ledger's own keys.
-func importAudit(x *audit.Export, ring *events.Keyring, named []string) (*audit.Report, error) {
-	var anchors []string
-	for _, fp := range named {
-		if fp = strings.TrimSpace(fp); fp != "" {
-			anchors = append(anchors, fp)
-		}
-	}
-	own := []string{}
-	for _, k := range ring.Keys() {
-		if len(k.Streams) == 0 {
-			own = append(own, events.Fingerprint(k.Key))
-		}
-	}
-	anchors = append(anchors, own...)
-	var first error
-	for _, fp := range anchors {
-		rep := x.VerifyWith(audit.Options{Trust: fp})
-		var err error
-		switch {
-		case rep.Failed():
-			err = rep.Err()
-		case !rep.Authorship.Proven:
-			err = fmt.Errorf("who wrote its events is not proven by key %s (%d events bound to no signature of it)", fp, rep.Authorship.Unbound)
-		default:
-			return rep, nil
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	if first == nil {
-		first = errors.New("this ledger has no key to audit it against")
-	}
-	hint := "name the key of the ledger it comes from with --key FINGERPRINT"
-	if len(named) > 0 {
-		hint = "no key named with --key nor any of this ledger's own proves it"
-	}
-	return nil, fmt.Errorf("%w (%s)", first, hint)
 }
 
 // atomicWrite writes path through a temporary file in the same folder,

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign/audit"
 	"github.com/clubledger/ledger/campaign/loadgen"
 	"github.com/clubledger/ledger/events"
@@ -280,6 +282,26 @@ func TestImportRefusedAppendsNothing(t *testing.T) {
 		if n := len(battleEvents(t, dst, key)); n != 0 {
 			t.Fatalf("ledger %s: %d events of %s appended by a refused import", strings.Join(args, " "), n, key)
 		}
+	}
+
+	// An import goes through the door, which decides who may: the
+	// operator only. A person's token (even an unknown one) is forbidden,
+	// no token unauthenticated, and the genuine file appends nothing then.
+	ctx := context.Background()
+	a, err := OpenApp(ctx, dst.cfg, AppOptions{Entropy: dst.entropy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []app.Caller{{Token: "someone"}, {}} {
+		_, err := a.Ledger.As(who).Import(ctx, gx, app.ImportOptions{Trust: []string{fp}})
+		var ae *app.Error
+		if !errors.As(err, &ae) || (ae.Kind != app.KindForbidden && ae.Kind != app.KindUnauthenticated) {
+			t.Errorf("an import by %+v: %v", who, err)
+		}
+	}
+	a.Close()
+	if n := len(battleEvents(t, dst, key)); n != 0 {
+		t.Fatalf("%d events of %s appended by an import nobody may make", n, key)
 	}
 
 	out := dst.ok("import", "-f", exp, "--key", fp)
