@@ -8,15 +8,20 @@ import (
 // Fuzz tests check invariants on arbitrary numbers. Their seed corpus runs in
 // every `go test`; `go test -fuzz FuzzSeparation ./rules/geom/` explores more.
 
+// fuzzReach is how far from the origin the fuzz targets place things: the
+// door's own bound on every number a user sends (campaign.MaxCoordinate,
+// 100,000), so that what the fuzzing covers is what a command can reach.
+const fuzzReach = 1e5
+
 // fuzzBase turns raw fuzz numbers into a base the rules could meet, or
-// false: finite, within 10,000 units of the origin, sides 0.01 to 1,000.
+// false: finite, within fuzzReach of the origin, sides 0.01 to 1,000.
 func fuzzBase(x, y, f, w, d float64) (Base, bool) {
 	for _, v := range []float64{x, y, f, w, d} {
 		if !finite(v) {
 			return Base{}, false
 		}
 	}
-	if math.Abs(x) > 1e4 || math.Abs(y) > 1e4 || math.Abs(f) > 1e6 {
+	if math.Abs(x) > fuzzReach || math.Abs(y) > fuzzReach || math.Abs(f) > 1e6 {
 		return Base{}, false
 	}
 	w, d = math.Abs(w), math.Abs(d)
@@ -92,7 +97,7 @@ func FuzzArcOf(f *testing.F) {
 	f.Add(0.0, 0.0, 0.0, 4.0, 2.0, 0.0, -0.5, uint8(2))  // inside, on the centre line
 	f.Fuzz(func(t *testing.T, tx, ty, tf, tw, td, px, py float64, ri uint8) {
 		b, ok := fuzzBase(tx, ty, tf, tw, td)
-		if !ok || !finite(px) || !finite(py) || math.Abs(px) > 1e4 || math.Abs(py) > 1e4 {
+		if !ok || !finite(px) || !finite(py) || math.Abs(px) > fuzzReach || math.Abs(py) > fuzzReach {
 			t.Skip()
 		}
 		rule := []ArcRule{ArcRuleDiagonals, ArcRuleQuadrants, ArcRuleEdgeExtended}[int(ri)%3]
@@ -158,7 +163,7 @@ func FuzzSegmentDistance(f *testing.F) {
 	f.Add(1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 2.0, 0.0)
 	f.Fuzz(func(t *testing.T, ax, ay, bx, by, cx, cy, dx, dy float64) {
 		for _, v := range []float64{ax, ay, bx, by, cx, cy, dx, dy} {
-			if !finite(v) || math.Abs(v) > 1e4 {
+			if !finite(v) || math.Abs(v) > fuzzReach {
 				t.Skip()
 			}
 		}
