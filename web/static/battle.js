@@ -40,6 +40,10 @@ export async function battleView(main, cid, bid) {
   const disputesBox = el("div", { id: "disputes-box" }, el("p", { text: t("page.loading") }));
   const auditBox = el("div", { id: "audit-box" }, el("p", { text: t("page.loading") }));
   const unitCard = el("div", { class: "unit-card", id: "unit-card" });
+  // The units as a list of buttons, by side and brigade: the way to choose
+  // a unit with the keyboard, a screen reader or a finger (a unit on a
+  // phone's map is a few pixels wide). Choosing one is tapping it on the map.
+  const unitList = el("div", { id: "unit-list" });
   const rulings = el("div", { class: "rulings", id: "rulings", "aria-live": "polite" });
   const reviewBox = el("section", { class: "card review", id: "review", hidden: true, "aria-label": t("page.review.label") });
   const btn = (k, label, fn) => el("button", { type: "button", id: "tl-" + k.split(".")[1], title: t(k), "aria-label": t(k), onclick: fn, text: label });
@@ -60,6 +64,9 @@ export async function battleView(main, cid, bid) {
             slider,
             btn("battle.next", "›", () => goTo(st.current + 1)), btn("battle.last", "»", () => goTo(st.last)),
             nowBtn, where)),
+        el("section", { class: "card units", id: "units", "aria-labelledby": "units-title" },
+          el("h2", { id: "units-title", text: t("page.units.title") }),
+          el("p", { class: "muted", id: "units-hint", text: t("page.units.hint") }), unitList),
         el("section", { class: "card", id: "unit-info" }, unitCard),
         playBox),
       el("div", { class: "col-side" },
@@ -70,14 +77,27 @@ export async function battleView(main, cid, bid) {
           el("button", { type: "button", id: "audit-refresh", text: t("audit.refresh"), onclick: () => loadAudit() })),
           el("p", { class: "muted", text: t("audit.hint") }), auditBox))));
 
+  // A link to the unit list, the first stop of the Tab key (seen when it
+  // has the keyboard): past the header, the map's tools and the timeline.
+  const oldSkip = document.getElementById("skip-units");
+  if (oldSkip) oldSkip.remove();
+  document.body.prepend(el("a", { href: "#units", class: "skip", id: "skip-units", text: t("page.units.skip"), onclick: ev => {
+    ev.preventDefault();
+    const first = unitList.querySelector('button.unit-pick[tabindex="0"]');
+    if (first) first.focus(); else document.getElementById("units-title").scrollIntoView();
+  } }));
+
   // The play panel, for a player or the umpire; the map hands it taps and
   // drags, and it draws its previews on the map's overlay.
   let play = null;
+  // tap is what a tap on the map does (a unit, a general, a point), and
+  // what choosing a unit from the list does.
+  const tap = e => {
+    if (play && play.tap(e)) return;
+    if (e.unit) select(e.unit);
+  };
   const map = new BattleMap(mapBox, {
-    tap: e => {
-      if (play && play.tap(e)) return;
-      if (e.unit) select(e.unit);
-    },
+    tap,
     dragStart: (unit, pt, mode) => play ? play.dragStart(unit, pt, mode) : false,
     drag: pt => play && play.drag(pt),
     dragEnd: pt => play && play.dragEnd(pt),
@@ -137,6 +157,7 @@ export async function battleView(main, cid, bid) {
     if (li) goTo(Number(li.dataset.version));
   });
   document.addEventListener("keydown", ev => {
+    if (ev.defaultPrevented) return;
     if (["INPUT", "TEXTAREA", "SELECT"].includes(ev.target.tagName) && ev.target.type !== "range") return;
     if (ev.key === "ArrowLeft") { goTo(st.current - 1); ev.preventDefault(); }
     if (ev.key === "ArrowRight") { goTo(st.current + 1); ev.preventDefault(); }
@@ -147,6 +168,7 @@ export async function battleView(main, cid, bid) {
   function select(unit) {
     st.selected = unit || null;
     drawUnitCard();
+    drawUnitList();
     if (play) play.selectionChanged();
     map.drawOverlay();
   }
@@ -172,6 +194,69 @@ export async function battleView(main, cid, bid) {
         row("page.unit.position", "x " + num(u.x) + ", y " + num(u.y)),
         row("page.unit.facing", num(u.facing, 0) + "°")));
   }
+
+  // drawUnitList lists the units of the board shown, by side (the
+  // player's own first) and brigade, each brigade under its general: a
+  // button per unit, named by its name and type, pressed when selected.
+  // One stop of the Tab key for the whole list: the arrow keys move
+  // between its units, Enter or Space chooses one.
+  function drawUnitList() {
+    const b = shownBoard();
+    const had = unitList.contains(document.activeElement) ? document.activeElement.dataset.unit : null;
+    const units = (b.units || []).filter(u => u.status !== "off_table");
+    if (!units.length) { fill(unitList, el("p", { class: "muted", text: t("page.units.none") })); return; }
+    const sides = [...(b.sides || [])].sort((x, y) => (y.side === you.side) - (x.side === you.side));
+    const gens = b.generals || [];
+    const genName = g => (g.name || g.general) + " (" + t("page.units.rating", { n: g.rating }) + ")";
+    const groups = [];
+    for (const s of sides) {
+      const mine = units.filter(u => u.side === s.side);
+      if (!mine.length) continue;
+      const cinc = gens.find(g => g.side === s.side && g.c_in_c);
+      const brigades = [...new Set([...gens.filter(g => g.side === s.side && g.brigade).map(g => g.brigade), ...mine.map(u => u.brigade)])];
+      groups.push(el("div", { class: "units-side", "data-side": s.side },
+        el("h3", { text: sideName(s.side) + (cinc ? " · " + t("page.units.cinc", { general: genName(cinc) }) : "") }),
+        ...brigades.map(bid => {
+          const inIt = mine.filter(u => u.brigade === bid);
+          if (!inIt.length) return null;
+          const g = gens.find(x => x.side === s.side && x.brigade === bid && bid);
+          const title = bid ? t("page.units.brigade", { brigade: bid }) + (g ? " · " + genName(g) : "") : t("page.units.no_brigade");
+          const id = "units-" + s.side + "-" + (bid || "none");
+          return el("div", { class: "units-brigade", "data-brigade": bid },
+            el("h4", { id, text: title }),
+            el("ul", { class: "unit-picks", "aria-labelledby": id }, ...inIt.map(u => el("li", {}, unitButton(u)))));
+        })));
+    }
+    fill(unitList, ...groups);
+    const buttons = [...unitList.querySelectorAll("button.unit-pick")];
+    const stop = buttons.find(x => x.dataset.unit === (had || st.selected)) || buttons[0];
+    if (stop) stop.tabIndex = 0;
+    if (had && stop && stop.dataset.unit === had) stop.focus({ preventScroll: true });
+  }
+
+  function unitButton(u) {
+    const now = st.current === st.last;
+    const facts = [term("type", u.type), term("formation", u.formation),
+      u.status && u.status !== "ok" ? term("status", u.status) : "",
+      now && st.now.status === "in_progress" && u.side === st.now.phasing_side ? t("page.units.actions", { n: u.actions_left }) : ""].filter(Boolean);
+    return el("button", { type: "button", class: "unit-pick", tabindex: "-1", "data-unit": u.unit, "data-side": u.side,
+      "aria-pressed": st.selected === u.unit ? "true" : "false", onclick: () => tap({ unit: u.unit, general: null, point: null }) },
+    el("span", { class: "unit-name", text: u.name && u.name !== u.unit ? u.name : u.unit }), " ",
+    el("span", { class: "unit-facts", text: facts.join(" · ") }));
+  }
+
+  unitList.addEventListener("keydown", ev => {
+    const keys = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1, Home: "first", End: "last" };
+    if (!(ev.key in keys) || !ev.target.matches("button.unit-pick")) return;
+    const buttons = [...unitList.querySelectorAll("button.unit-pick")];
+    const i = buttons.indexOf(ev.target), k = keys[ev.key];
+    const next = k === "first" ? buttons[0] : k === "last" ? buttons[buttons.length - 1] : buttons[Math.max(0, Math.min(buttons.length - 1, i + k))];
+    ev.preventDefault();
+    if (!next || next === ev.target) return;
+    ev.target.tabIndex = -1;
+    next.tabIndex = 0;
+    next.focus();
+  });
 
   function drawSelection(g, m) {
     if (!st.selected || !m.root) return;
@@ -237,6 +322,7 @@ export async function battleView(main, cid, bid) {
     const pli = shown && log.querySelector('li[data-version="' + shown + '"]');
     if (pli) pli.classList.add("pictured");
     drawUnitCard();
+    drawUnitList();
     if (play) play.atNowChanged(v === st.last);
   }
 
@@ -278,7 +364,7 @@ export async function battleView(main, cid, bid) {
         again = false;
         try { st.now = await api(base + "/state"); } catch (err) { break; }
         keepStateHead();
-        if (st.current === st.last) { drawStatus(st.now); drawUnitCard(); }
+        if (st.current === st.last) { drawStatus(st.now); drawUnitCard(); drawUnitList(); }
         drawLegend(legend, st.now, sideName);
         if (play) play.update(st.now);
       } while (again);
@@ -349,6 +435,7 @@ export async function battleView(main, cid, bid) {
   witness(st.events, st.last);
   drawLegend(legend, st.now, sideName);
   drawUnitCard();
+  drawUnitList();
   if (st.last > 0) await goTo(st.last);
   loadDice();
   loadDisputes();

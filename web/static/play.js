@@ -71,6 +71,7 @@ export function mountPlay(box, ctx) {
     opts = opts || {};
     const holder = opts.holder || {};
     const body = envelope(command, commandBody(holder, opts.dice, randomHex));
+    const focused = box.contains(document.activeElement);
     try {
       const out = await apiPost(base + "/commands/" + name, body);
       settle(holder);
@@ -81,10 +82,12 @@ export function mountPlay(box, ctx) {
         result.prepend(el("div", { class: "banner warning", id: "nonce-warning", role: "alert", text: t("page.nonce.mismatch", { version }) }));
       }
       await ctx.refresh(); // the tools that follow read the battle as it now stands
+      keepFocus(focused);
       return { ok: true, events: out.events || [] };
     } catch (err) {
       if (!(err instanceof TypeError)) settle(holder); // refused: a new attempt is a new command
       showResult(name, { ok: false, error: err });
+      keepFocus(focused);
       return { ok: false, error: err };
     }
   }
@@ -119,7 +122,18 @@ export function mountPlay(box, ctx) {
   const unitTools = el("div", { class: "tool-buttons", id: "unit-tools" });
   const sideTools = el("div", { class: "tool-buttons", id: "side-tools" });
   const toolBox = el("div", { class: "tool", id: "tool" });
-  const result = el("div", { class: "play-result", id: "play-result", role: "status", "aria-live": "polite" });
+  const result = el("div", { class: "play-result", id: "play-result", role: "status", "aria-live": "polite", tabindex: "-1" });
+  // keepFocus: a keyboard's place is not lost when what it was on is
+  // drawn again (the panel redraws its buttons after every command): it
+  // goes to the command's result, which the panel just said.
+  function keepFocus(was, prefer) {
+    setTimeout(() => {
+      if (!was || (document.activeElement && document.activeElement !== document.body && document.activeElement.isConnected)) return;
+      const to = (prefer && document.getElementById(prefer)) || (result.childElementCount ? result : null) ||
+        document.querySelector('#units button.unit-pick[tabindex="0"]');
+      if (to) to.focus();
+    });
+  }
   fill(box, 
     el("div", { class: "play-head" }, el("h2", { text: umpire ? t("page.play.title_umpire") : t("page.play.title", { side: sideName(you.side) }) }),
       actingSel ? el("label", { class: "acting" }, t("page.play.acting_for") + " ", actingSel) : null,
@@ -188,22 +202,31 @@ export function mountPlay(box, ctx) {
   // nonce). With physical chosen, nothing is sent until a die is entered.
   function dicePad(id, hint) {
     let faces = [];
-    const list = el("span", { class: "dice-list", id: id + "-list" });
+    const list = el("span", { class: "dice-list", id: id + "-list", "aria-live": "polite" });
     const mode = el("div", { class: "dice-mode", role: "radiogroup" },
       el("label", {}, el("input", { type: "radio", name: id + "-mode", value: "physical", checked: true, id: id + "-physical" }), " " + t("page.dice.physical_mode")),
       el("label", {}, el("input", { type: "radio", name: id + "-mode", value: "digital", id: id + "-digital" }), " " + t("page.dice.digital_mode")));
     const pad = el("div", { class: "dice-pad", id: id + "-pad" },
-      ...[1, 2, 3, 4, 5, 6].map(n => el("button", { type: "button", class: "die", "data-face": String(n), "aria-label": t("page.dice.face", { n }), text: "⚀⚁⚂⚃⚄⚅"[n - 1] + " " + n,
-        onclick: () => { faces.push(n); draw(); } })),
-      el("button", { type: "button", class: "die clear", id: id + "-clear", text: t("page.dice.clear"), onclick: () => { faces = []; draw(); } }));
+      ...[1, 2, 3, 4, 5, 6].map(n => el("button", { type: "button", class: "die", "data-face": String(n), "aria-label": t("page.dice.face", { n }),
+        onclick: () => { faces.push(n); draw(); } }, el("span", { class: "pip", "aria-hidden": "true", text: "⚀⚁⚂⚃⚄⚅"[n - 1] + " " }), String(n))));
+    // The faces in one row on a phone; clearing them beside what was entered.
     const wrap = el("fieldset", { class: "dice", id }, el("legend", { text: t("page.dice.title") }), mode,
-      el("div", { class: "physical-part" }, pad, el("div", {}, t("page.dice.entered") + " ", list)), hint ? el("p", { class: "muted", text: hint }) : null);
+      el("div", { class: "physical-part" }, pad, el("div", { class: "dice-entered" }, t("page.dice.entered") + " ", list,
+        el("button", { type: "button", class: "die clear", id: id + "-clear", text: t("page.dice.clear"), onclick: () => { faces = []; draw(); } }))),
+      hint ? el("p", { class: "muted", text: hint }) : null);
     function draw() {
       fill(list, ...(faces.length ? faces.map((f, i) => el("button", { type: "button", class: "chip", title: t("page.dice.remove"), text: String(f), onclick: () => { faces.splice(i, 1); draw(); } })) : [t("page.dice.none")]));
       wrap.classList.toggle("digital", digital());
     }
     const digital = () => wrap.querySelector("input[value=digital]").checked;
     mode.addEventListener("change", draw);
+    // From the keyboard, a face may be typed on the pad: 2 then 3.
+    wrap.addEventListener("keydown", ev => {
+      if (digital() || !/^[1-6]$/.test(ev.key) || ev.ctrlKey || ev.altKey || ev.metaKey || !ev.target.closest(".physical-part")) return;
+      ev.preventDefault();
+      faces.push(Number(ev.key));
+      draw();
+    });
     draw();
     return {
       el: wrap,
@@ -233,14 +256,17 @@ export function mountPlay(box, ctx) {
       t("page.play.turn", { n: s.turn, phase: term("phase", s.phase), side: sideName(s.phasing_side) }), " ",
       el("b", { text: s.phasing_side === you.side ? t("page.play.yours") : umpire ? "" : t("page.play.theirs") }))];
     const confirmBox = el("div", { class: "confirm", id: "phase-confirm" });
-    const twoStep = (id, key, name, body) => button(id, key, async () => {
+    const twoStep = (id, key, name, body) => button(id, key, async ev => {
+      const trigger = ev.currentTarget;
       showPreview(confirmBox, null, t("page.preview.checking"));
       const r = await dryRun(name, body);
       showPreview(confirmBox, r);
       if (r.ok) {
-        confirmBox.append(el("div", { class: "buttons" },
-          button(id + "-confirm", "page.play.confirm", async () => { const x = await send(name, body, { holder: phaseHolder }); if (x.ok) fill(confirmBox); }, "primary"),
-          button(id + "-cancel", "page.play.cancel", () => fill(confirmBox))));
+        const yes = button(id + "-confirm", "page.play.confirm", async () => { const x = await send(name, body, { holder: phaseHolder }); if (x.ok) fill(confirmBox); }, "primary");
+        confirmBox.append(el("div", { class: "buttons" }, yes,
+          button(id + "-cancel", "page.play.cancel", () => { fill(confirmBox); if (trigger.isConnected) trigger.focus(); })));
+        // From the keyboard, on to the confirmation the check just offered.
+        if (document.activeElement === trigger) yes.focus();
       }
     }, "primary");
     if (phasing || umpire) {
@@ -256,21 +282,41 @@ export function mountPlay(box, ctx) {
 
   let tool = null;
 
-  function open(tl) {
+  // open shows a tool (null: none). Opened from the keyboard (a click
+  // with no pointer: Enter or Space on its button), the keyboard goes to
+  // its first field; else to its title, without scrolling, so that a
+  // screen reader says which tool opened and the place in the page is not
+  // lost with the button the panel draws again.
+  function open(tl, byKey) { // byKey: for null, the id of the control to go back to
     if (tool && tool.close) tool.close();
+    const focused = box.contains(document.activeElement);
     tool = tl;
-    fill(toolBox, tl ? el("div", { class: "tool-body", id: "tool-" + tl.name },
-      el("div", { class: "tool-title" }, el("h3", { text: tl.title }), button("tool-close", "page.play.close", () => open(null), "close")), tl.el) : "");
+    const title = tl ? el("h3", { id: "tool-title", tabindex: "-1", text: tl.title }) : null;
+    fill(toolBox, tl ? el("div", { class: "tool-body", id: "tool-" + tl.name, role: "group", "aria-labelledby": "tool-title" },
+      el("div", { class: "tool-title" }, title, button("tool-close", "page.play.close", () => open(null, "do-" + tl.name), "close")), tl.el) : "");
     map.setMode(tl && tl.mode ? tl.mode : "select", tl && tl.hint ? tl.hint : "");
     map.setActions(...(tl && tl.mapActions ? tl.mapActions : []));
     drawButtons();
     map.drawOverlay();
+    if (!focused) return;
+    if (tl && byKey) {
+      const first = tl.el.querySelector("input:not([type=hidden]):not([disabled]), select, textarea, button");
+      const to = first && first.getClientRects().length ? first : title;
+      to.focus();
+      if (to.select && (to.type === "number" || to.type === "text")) to.select(); // typing replaces it, as after a Tab
+
+    } else if (tl) {
+      title.focus({ preventScroll: true });
+    } else {
+      keepFocus(true, typeof byKey === "string" ? byKey : null);
+    }
   }
 
   function drawButtons() {
     const s = S(), u = unit(ctx.selected());
     const active = name => tool && tool.name === name ? "on" : "";
-    const b = (name, key, make) => el("button", { type: "button", id: "do-" + name, class: active(name), text: t(key), onclick: () => open(make()) });
+    const b = (name, key, make) => el("button", { type: "button", id: "do-" + name, class: active(name), "aria-pressed": active(name) ? "true" : "false", text: t(key),
+      onclick: ev => open(make(), ev.detail === 0) });
     fill(unitTools, ...(u && mine(u) && ctx.atNow() && s.status === "in_progress" ? [
       el("span", { class: "label", text: t("page.play.unit_label", { unit: u.unit }) }),
       b("initiative", "page.tool.initiative", () => initiativeTool(u.unit)),
@@ -646,10 +692,13 @@ export function mountPlay(box, ctx) {
     setTimeout(changed);
     return {
       name: unitId ? "order" : "order-any", title: t("page.tool.order"),
+      // What most orders need comes first, then the odds and the dice, on a
+      // phone's first screen; a special order, a road and the order's
+      // words are one tap further ("more").
       el: el("div", {}, row("page.order.general", general), el("div", { class: "field" }, el("span", { text: t("page.order.units") }), unitList),
-        el("div", { class: "grid2" }, row("page.order.action", action), row("page.order.special", special)),
-        row("page.order.formation", formation), row("page.order.target", target),
-        el("label", { class: "check" }, onRoad, " " + t("page.order.on_road")), row("page.order.text", text),
+        row("page.order.action", action), row("page.order.formation", formation), row("page.order.target", target),
+        el("details", { class: "more", id: "order-more" }, el("summary", { text: t("page.order.more") }),
+          row("page.order.special", special), el("label", { class: "check" }, onRoad, " " + t("page.order.on_road")), row("page.order.text", text)),
         el("h4", { text: t("page.order.odds") }), odds, pad.el, el("div", { class: "buttons" }, give)),
     };
   }
@@ -958,21 +1007,28 @@ export function mountPlay(box, ctx) {
 
   // --- what the battle view calls ------------------------------------------------
 
+  // keepPlace redraws with fn and puts the keyboard back on the control
+  // of the same id if it was on one the redraw replaced (a live event
+  // redraws the panel's buttons under the player's keyboard).
+  function keepPlace(fn) {
+    const a = document.activeElement, id = a && box.contains(a) ? a.id : "";
+    fn();
+    if (id && !a.isConnected) { const n = document.getElementById(id); if (n) n.focus({ preventScroll: true }); }
+  }
   function update() {
-    drawTurn();
-    drawButtons();
+    keepPlace(() => { drawTurn(); drawButtons(); });
   }
   update();
   return {
     update,
     selectionChanged() {
       if (tool && tool.name && ["initiative", "order", "move", "turn", "formation", "charge", "march", "fire", "combat"].includes(tool.name)) open(null);
-      drawButtons();
+      keepPlace(drawButtons);
     },
     atNowChanged(now) {
       past.hidden = now;
       if (!now && tool) open(null);
-      drawButtons();
+      keepPlace(drawButtons);
       map.drawOverlay();
     },
     tap: e => !!(tool && tool.tap && tool.tap(e)),

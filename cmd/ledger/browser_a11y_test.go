@@ -1,0 +1,298 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// These tests look at the battle page as a player without a mouse does:
+// with the keyboard alone, with a finger on a phone, and through the
+// accessibility checks of axe-core, in real headless Chromium.
+
+// targetsJS measures every control of the play panel, the unit list and
+// the map's toolbar as drawn: the box a finger or a pointer hits (a
+// checkbox's or a radio's whole label: pressing the label presses it),
+// each control once, hidden ones left out.
+const targetsJS = `(() => {
+  const out = [];
+  const seen = new Set();
+  const sel = "button, select, input, textarea, summary, a[href], [tabindex]:not([tabindex='-1'])";
+  for (const root of document.querySelectorAll("#play, #units, #map-card-tools, .map-toolbar, .timeline")) {
+    for (const c of root.querySelectorAll(sel)) {
+      let box = c;
+      if ((c.type === "checkbox" || c.type === "radio") && c.closest("label")) box = c.closest("label");
+      if (seen.has(box)) continue;
+      seen.add(box);
+      if (!box.getClientRects().length || getComputedStyle(box).visibility === "hidden") continue;
+      const r = box.getBoundingClientRect();
+      const name = c.id ? "#" + c.id : c.tagName.toLowerCase() + (c.className ? "." + String(c.className).split(" ")[0] : "") +
+        (c.dataset.unit ? "[" + c.dataset.unit + "]" : c.dataset.face ? "[" + c.dataset.face + "]" : "") + " " + (box.textContent || c.value || "").trim().slice(0, 30);
+      out.push({ name, w: r.width, h: r.height });
+    }
+  }
+  return out;
+})()`
+
+type target struct {
+	Name string
+	W, H float64
+}
+
+// TestBrowserTargets: at Aspern, marie's battle page on a 360 px and a
+// 400 px phone and a 1,024 px tablet: with the 2/26e selected from the
+// unit list, every tool of the play panel open in turn (and the phase's
+// end asked), every control of the play panel, of the unit list, of the
+// map's toolbar and of the timeline is at least 44 by 44 CSS pixels, as
+// Chromium lays it out (a checkbox or radio button counts with its label,
+// which presses it). No control needs the 24 px exception. At 400 x 850
+// the order tool shows its odds and its dice pad on its first screen.
+func TestBrowserTargets(t *testing.T) {
+	ts := peopleServer(t)
+	aspern(t, ts, "", "initiative.take")
+	b := browser(t)("marie")
+	tools := []string{"initiative", "order", "move", "turn", "formation", "charge", "fire", "combat", "order-any", "tactical", "flank", "seed", "other"}
+	for _, width := range []int64{360, 400, 1024} {
+		height := int64(850)
+		if width > 600 {
+			height = 768
+		}
+		b.open(ts, "marie", "/c/demo/b/aspern?lang=en", "#play #turn-text[data-phase=command]", width, height)
+		var all []target
+		measure := func(what string) {
+			t.Helper()
+			for _, x := range evalIn[[]target](b, targetsJS) {
+				x.Name = what + ": " + x.Name
+				all = append(all, x)
+			}
+		}
+		measure("nothing selected")
+		selectUnit(b, "2-leger")
+		measure("2-leger selected")
+		for _, tool := range tools {
+			b.do("tool "+tool, chromedp.Click(chromedp.CSS(`#do-`+tool)), chromedp.WaitVisible(chromedp.CSS(`#tool .tool-body`)))
+			measure(tool)
+			if tool == "order" && width == 400 {
+				b.do("order settled", chromedp.WaitVisible(chromedp.CSS(`#odds table.odds-table`)))
+				fold := evalIn[map[string]float64](b, `(() => { document.getElementById("tool").scrollIntoView({block: "start"});
+				  return {odds: document.querySelector("#odds table").getBoundingClientRect().bottom, dice: document.getElementById("order-dice-pad").getBoundingClientRect().bottom,
+				    give: document.getElementById("order-give").getBoundingClientRect().bottom, screen: innerHeight}; })()`)
+				t.Logf("400 x 850, the order tool scrolled to the top: odds end at %.0f px, the dice pad at %.0f px, the give button at %.0f px (screen %.0f px)",
+					fold["odds"], fold["dice"], fold["give"], fold["screen"])
+				if fold["odds"] > fold["screen"] || fold["dice"] > fold["screen"] {
+					t.Errorf("400 x 850: the order's odds (to %.0f px) or dice (to %.0f px) below the first screen (%.0f px)", fold["odds"], fold["dice"], fold["screen"])
+				}
+			}
+			b.do("close "+tool, chromedp.Click(chromedp.CSS(`#tool-close`)))
+		}
+		b.do("end the phase?", chromedp.Click(chromedp.CSS(`#phase-end`)), chromedp.WaitVisible(chromedp.CSS(`#phase-end-confirm`)))
+		measure("phase end asked")
+		b.do("not yet", chromedp.Click(chromedp.CSS(`#phase-end-cancel`)))
+
+		sort.Slice(all, func(i, j int) bool { return math.Min(all[i].W, all[i].H) < math.Min(all[j].W, all[j].H) })
+		if len(all) < 40 {
+			t.Fatalf("%d px: only %d controls measured", width, len(all))
+		}
+		t.Logf("%d px: %d controls measured; the smallest: %s (%.1f x %.1f px)", width, len(all), all[0].Name, all[0].W, all[0].H)
+		var small []string
+		for _, x := range all {
+			if x.W < 44-0.01 || x.H < 44-0.01 {
+				small = append(small, fmt.Sprintf("%s %.1fx%.1f", x.Name, x.W, x.H))
+			}
+		}
+		if len(small) > 0 {
+			t.Errorf("%d px: %d controls smaller than 44 x 44 px: %s", width, len(small), strings.Join(small, "; "))
+		}
+	}
+}
+
+// selectUnit chooses a unit from the unit list beside the map, by a click
+// (as a finger does), and waits for its card.
+func selectUnit(b *tab, unit string) {
+	b.t.Helper()
+	b.do("select "+unit, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#units button.unit-pick[data-unit=%q]`, unit))),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#unit-title[data-unit=%q]`, unit))))
+}
+
+// keyboard drives a page with the keyboard alone and counts the keys pressed.
+type keyboard struct {
+	b *tab
+	n int
+}
+
+// press presses each key of ks in turn (kb's names: kb.Tab, kb.Enter…;
+// or the characters typed).
+func (k *keyboard) press(ks string, opts ...chromedp.KeyOption) {
+	k.b.t.Helper()
+	for _, r := range ks {
+		k.b.do("key "+fmt.Sprintf("%q", r), chromedp.KeyEvent(string(r), opts...))
+		k.n++
+	}
+}
+
+// focused describes the element that has the keyboard.
+func (k *keyboard) focused() string {
+	return evalIn[string](k.b, `(() => { const a = document.activeElement; return a ? a.tagName.toLowerCase() + (a.id ? "#" + a.id : "") + (a.dataset && a.dataset.unit ? "[" + a.dataset.unit + "]" : "") + " " + (a.textContent || "").trim().slice(0, 30) : ""; })()`)
+}
+
+// to presses key (Tab, Shift+Tab, an arrow) until the element that has
+// the keyboard matches sel, at most max times.
+func (k *keyboard) to(sel, key string, max int, opts ...chromedp.KeyOption) {
+	k.b.t.Helper()
+	var path []string
+	for i := 0; i <= max; i++ {
+		if evalIn[bool](k.b, fmt.Sprintf(`!!(document.activeElement && document.activeElement.matches(%q))`, sel)) {
+			return
+		}
+		if i == max {
+			break
+		}
+		k.press(key, opts...)
+		path = append(path, k.focused())
+	}
+	k.b.shot("keys-lost")
+	k.b.t.Fatalf("%s: %s not reached in %d presses of %q: %s", k.b.name, sel, max, key, strings.Join(path, " → "))
+}
+
+// settled waits until the page shows the battle's last event: the live
+// stream and the redraws it causes are done.
+func settled(b *tab, ts *testServer, battle string) {
+	b.t.Helper()
+	b.do("settle", chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#map[data-version="%d"]`, ts.lastVersion2(battle)))))
+}
+
+// TestBrowserKeyboard plays the French command phase at Aspern with the
+// keyboard alone (Tab, Shift+Tab, the arrow keys, Enter and typed digits;
+// the page sees no pointer event at all): from the top of the page marie
+// reaches the unit list, chooses the 1/26e with the arrow keys and
+// declines its initiative; chooses the 2/26e and gives Claparede's order,
+// the dice thrown on the table (2 and 3) entered on the pad; moves it 10
+// cm north typed as a distance and a heading; ends the phase. Every event
+// her commands appended is in the page's log, and the 2/26e is drawn where
+// the move put it. The unit list is named and its buttons say the unit's
+// name and type, the selected one pressed. The keys an order takes (from
+// the first Tab on a fresh page to the order given) are logged.
+func TestBrowserKeyboard(t *testing.T) {
+	ts := peopleServer(t)
+	aspern(t, ts, "", "initiative.take")
+	start := ts.lastVersion2("aspern")
+	b := browser(t)("marie")
+	b.open(ts, "marie", "/c/demo/b/aspern?lang=en", "#play #turn-text[data-phase=command]", 1280, 900)
+	settled(b, ts, "aspern")
+	evalIn[any](b, `(() => { window.__pointers = 0; for (const e of ["pointerdown", "mousedown", "touchstart"]) document.addEventListener(e, () => window.__pointers++, true); document.activeElement && document.activeElement.blur(); })()`)
+	k := &keyboard{b: b}
+	shift := chromedp.KeyModifiers(chromedp.ModifierShift)
+
+	// The first Tab: the link to the unit list; Enter: on the list, one
+	// stop of the Tab key, its units named by name and type.
+	k.press(kb.Tab)
+	if f := k.focused(); !strings.HasPrefix(f, "a#skip-units") {
+		t.Errorf("the first Tab on the page reaches %q, want the link to the unit list", f)
+	}
+	k.press(kb.Enter)
+	k.to(`#units button.unit-pick`, kb.Tab, 40)
+	toList := k.n
+	names := evalIn[[]string](b, `[...document.querySelectorAll("#units button.unit-pick")].map(x => x.dataset.unit + "=" + x.textContent)`)
+	if len(names) != 7 || !strings.HasPrefix(names[0], "1-leger=1/26e leger light infantry") || !strings.HasPrefix(names[5], "ir-14=IR 14 Klebek infantry") {
+		t.Errorf("the unit list, marie's side first: %q", names)
+	}
+	if n := evalIn[int](b, `document.querySelectorAll('#units button.unit-pick[tabindex="0"]').length`); n != 1 {
+		t.Errorf("%d buttons of the unit list on the Tab key's path, want 1", n)
+	}
+	k.to(`#units button.unit-pick[data-unit="1-leger"]`, kb.ArrowDown, 10)
+	k.press(kb.Enter)
+	b.do("1-leger chosen", chromedp.WaitVisible(chromedp.CSS(`#unit-title[data-unit="1-leger"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#units button.unit-pick[data-unit="1-leger"][aria-pressed="true"]`)))
+
+	// Its initiative declined.
+	k.to(`#do-initiative`, kb.Tab, 10)
+	k.press(kb.Enter)
+	b.do("initiative tool", chromedp.WaitVisible(chromedp.CSS(`#init-preview[data-state="ok"]`)))
+	if f := k.focused(); !strings.HasPrefix(f, "select#init-action") {
+		t.Errorf("the initiative tool opened from the keyboard: the keyboard on %q, want its first field", f)
+	}
+	k.to(`#init-decline`, kb.Tab, 10)
+	k.press(kb.Enter)
+	b.do("declined", chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="initiative.decline"]`)))
+	settled(b, ts, "aspern")
+
+	// The 2/26e chosen, Claparede's order given with the dice 2 and 3
+	// typed on the pad.
+	k.to(`#units button.unit-pick`, kb.Tab, 40, shift)
+	before := k.n
+	k.to(`#units button.unit-pick[data-unit="2-leger"]`, kb.ArrowDown, 10)
+	k.press(kb.Enter)
+	b.do("2-leger chosen", chromedp.WaitVisible(chromedp.CSS(`#unit-title[data-unit="2-leger"]`)))
+	chosen := k.n
+	k.to(`#do-order`, kb.Tab, 10)
+	k.press(kb.Enter)
+	b.do("order tool", chromedp.WaitVisible(chromedp.CSS(`#odds table.odds-table`)))
+	k.to(`#order-dice-pad button[data-face="1"]`, kb.Tab, 30)
+	k.press("23")
+	b.do("dice entered", chromedp.WaitVisible(chromedp.CSS(`#order-dice-list button.chip:nth-child(2)`)))
+	if d := evalIn[string](b, `document.getElementById("order-dice-list").textContent`); d != "23" {
+		t.Errorf("the dice typed on the pad: %q, want 2 and 3", d)
+	}
+	k.to(`#order-give`, kb.Tab, 10)
+	k.press(kb.Enter)
+	b.do("order given", chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="order.give"] li[data-type="order.resolved"]`)))
+	t.Logf("keys pressed for an order: %d from a fresh page's first Tab to the order given (%d to reach the unit list, %d to choose the 2/26e in it, %d from the unit chosen to the order given)",
+		toList+(k.n-before), toList, chosen-before, k.n-chosen)
+	settled(b, ts, "aspern")
+
+	// A move typed: 10 cm, heading 0 (north).
+	y0 := unitAttr(b, "2-leger", "y")
+	k.to(`#do-move`, kb.Tab, 40, shift)
+	k.press(kb.Enter)
+	if f := k.focused(); !strings.HasPrefix(f, "input#move-distance") {
+		t.Errorf("the move tool opened from the keyboard: the keyboard on %q, want the distance", f)
+	}
+	k.press("10")
+	k.to(`#move-heading`, kb.Tab, 2)
+	k.press("0")
+	b.do("the ruler says legal", chromedp.WaitVisible(chromedp.CSS(`#ruler-legal`)))
+	k.to(`#move-confirm`, kb.Tab, 10)
+	k.press(kb.Enter)
+	b.do("moved", chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="unit.move"]`)),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#map g.unit[data-unit="2-leger"][data-y="%s"]`, num(y0+10)))))
+	settled(b, ts, "aspern")
+
+	// The phase ended: the check, then its confirmation, which the
+	// keyboard is taken to.
+	k.to(`#phase-end`, kb.Tab, 40, shift)
+	k.press(kb.Enter)
+	b.do("phase end checked", void(chromedp.Poll[bool](`document.activeElement && document.activeElement.id === "phase-end-confirm"`)))
+	k.press(kb.Enter)
+	b.do("phase ended", chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="phase.end"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#turn-text[data-phase="movement"]`)))
+	settled(b, ts, "aspern")
+
+	if n := evalIn[int](b, `window.__pointers`); n != 0 {
+		t.Errorf("%d pointer events: the turn was not played by keyboard alone", n)
+	}
+	evs := ts.must(ts.do("GET", "/api/campaigns/demo/battles/aspern/events", ts.tokens["marie"], nil), 200)
+	types := map[string]bool{}
+	for _, e := range evs.body["events"].([]any) {
+		e := e.(map[string]any)
+		v := int(e["version"].(float64))
+		if v <= start {
+			continue
+		}
+		types[e["type"].(string)] = true
+		if !evalIn[bool](b, fmt.Sprintf(`!!document.querySelector('#log li[data-version="%d"][data-type=%q]')`, v, e["type"])) {
+			t.Errorf("event %d (%s) not in the page's log", v, e["type"])
+		}
+	}
+	for _, want := range []string{"initiative.declined", "order.resolved", "unit.moved"} {
+		if !types[want] {
+			t.Errorf("no %s among the events the keyboard's commands appended: %v", want, types)
+		}
+	}
+	t.Logf("%d keys pressed in all for the phase", k.n)
+	b.shot("keyboard")
+}
