@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -295,4 +296,89 @@ func TestBrowserKeyboard(t *testing.T) {
 	}
 	t.Logf("%d keys pressed in all for the phase", k.n)
 	b.shot("keyboard")
+}
+
+// axeViolation is one rule axe-core finds broken, and where.
+type axeViolation struct {
+	ID, Impact, Help string
+	Nodes            []string
+}
+
+// axeCheck runs axe-core (testdata/axe/axe.min.js, vendored from npm with
+// its licence) on the page as it stands, every rule it runs by default,
+// and returns what it finds broken.
+func axeCheck(b *tab) []axeViolation {
+	b.t.Helper()
+	src, err := os.ReadFile("testdata/axe/axe.min.js")
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if !evalIn[bool](b, `typeof window.axe === "object"`) {
+		evalIn[any](b, string(src)+"\n;true")
+	}
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]axeViolation](`axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations.map(v => ({
+	  id: v.id, impact: v.impact || "", help: v.help, nodes: v.nodes.map(n => n.target.join(" ") + " " + n.html.slice(0, 160)) })))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.shot("failed-axe")
+		b.t.Fatalf("%s: axe: %v", b.name, err)
+	}
+	return v
+}
+
+// TestBrowserAxe runs axe-core on the page's five views, each once it has
+// loaded everything it shows: the landing page, the campaign's page (its
+// standings), the battle page as a reader sees it (the map, log, dice,
+// disputes and audit), the same page as the French player plays it (the
+// unit list, the 2/26e selected and the order tool open with its odds)
+// and the umpire's review of a disputed order (its pictures and the form
+// of the ruling), on a 400 px phone and at 1,280 px. axe finds nothing
+// broken in any.
+func TestBrowserAxe(t *testing.T) {
+	ts := peopleServer(t)
+	aspern(t, ts, "", "initiative.take")
+	playScenario(t, ts, "do", "../../testdata/scenarios/d-order.yaml", func(st scenarioStep) (bool, bool) {
+		return true, st.Do == "dispute.uphold"
+	})
+	// loaded: the dice, the audit and the disputes have answered (each
+	// says "Loading…" until then).
+	loaded := void(chromedp.Poll[bool](fmt.Sprintf(`!!document.querySelector("#dice figure, #dice p, #dice .error") && !!document.querySelector("#audit-box ul.checks, #audit-box .error") &&
+	  ![...document.querySelectorAll("main p")].some(p => p.textContent === %q)`, catalogue(t, "en")["page.loading"])))
+	newTab := browser(t)
+	rita, marie, uma := newTab("rita"), newTab("marie"), newTab("uma")
+	type view struct {
+		name string
+		b    *tab
+		open func(width int64)
+	}
+	views := []view{
+		{"landing", marie, func(w int64) { marie.open(ts, "marie", "/?lang=en", `#campaigns li[data-campaign="demo"]`, w, 860) }},
+		{"campaign", marie, func(w int64) { marie.open(ts, "marie", "/c/demo?lang=en", `#standings table`, w, 860) }},
+		{"battle", rita, func(w int64) {
+			rita.open(ts, "rita", "/c/demo/b/aspern?lang=en", `#map g.unit`, w, 860)
+			rita.do("loaded", loaded)
+		}},
+		{"play", marie, func(w int64) {
+			marie.open(ts, "marie", "/c/demo/b/aspern?lang=en", "#play #turn-text[data-phase=command]", w, 860)
+			tapUnit(marie, "2-leger")
+			marie.do("order tool", chromedp.Click(chromedp.CSS(`#do-order`)), chromedp.WaitVisible(chromedp.CSS(`#odds table.odds-table`)), loaded)
+		}},
+		{"review", uma, func(w int64) {
+			uma.do("open the review", chromedp.EmulateViewport(w, 860),
+				chromedp.Navigate(fmt.Sprintf("%s/c/demo/b/do?lang=en#token=%s&review=8", ts.url, ts.tokens["uma"])),
+				chromedp.WaitVisible(chromedp.CSS(`#review[data-version="8"] svg[data-panel="recorded"] line.review-command[data-unit="fr-a"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`#review[data-version="8"] #rule-1-preview[data-state="idle"]`)), loaded)
+		}},
+	}
+	for _, width := range []int64{400, 1280} {
+		for _, v := range views {
+			v.open(width)
+			found := axeCheck(v.b)
+			n := 0
+			for _, x := range found {
+				n += len(x.Nodes)
+				t.Errorf("%s at %d px: axe: %s (%s, %s): %d elements: %s", v.name, width, x.ID, x.Impact, x.Help, len(x.Nodes), strings.Join(x.Nodes[:min(len(x.Nodes), 4)], " | "))
+			}
+			t.Logf("%s at %d px: %d rules broken, %d elements", v.name, width, len(found), n)
+		}
+	}
 }

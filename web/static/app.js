@@ -62,8 +62,9 @@ function initShell() {
   document.querySelectorAll("[data-t]").forEach(n => { n.textContent = t(n.dataset.t); });
   document.querySelectorAll(".langs a").forEach(a => {
     if (a.dataset.lang === LANG) a.classList.add("current");
-    a.setAttribute("aria-label", t("page.lang." + a.dataset.lang));
+    // The name a screen reader says holds the letters shown (EN: English).
     a.textContent = t("page.lang_short." + a.dataset.lang);
+    a.setAttribute("aria-label", a.textContent + ": " + t("page.lang." + a.dataset.lang));
   });
   document.getElementById("brand").href = withLang("/");
   token(); // load it now: an expired one is dropped, and said so below

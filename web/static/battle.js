@@ -550,9 +550,10 @@ function diceChart(p, note) {
       svg("text", { x: 25 + i * 30, y: H - 6, text: String(i + 1) }),
       svg("text", { x: 25 + i * 30, y: y(n) - 2, text: String(n) })];
   }).flat().filter(Boolean);
-  const chart = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img", class: "dice-chart", "data-person": p.person, "data-sides": p.sides },
+  const caption = p.person + " · d" + p.sides + " · " + t("battle.dice_count", { n: p.dice }) + (note ? " · " + note : "");
+  const chart = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": caption, class: "dice-chart", "data-person": p.person, "data-sides": p.sides },
     ...bars, svg("line", { class: "expected", x1: 8, x2: W - 4, y1: y(p.expected), y2: y(p.expected) }, svg("title", { text: t("battle.dice_expected") + " " + p.expected.toFixed(2) })));
-  return el("figure", {}, chart, el("figcaption", { text: p.person + " · d" + p.sides + " · " + t("battle.dice_count", { n: p.dice }) + (note ? " · " + note : "") }));
+  return el("figure", {}, chart, el("figcaption", { text: caption }));
 }
 
 // follow reads the battle's live stream (server-sent events) with fetch,

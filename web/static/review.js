@@ -269,7 +269,7 @@ export function mountReview(box, ctx) {
     if (!rows.length) return el("p", { class: "muted", id: "review-changes", text: t("page.review.changes_none") });
     return el("div", { class: "review-changes-box" }, el("h3", { text: t("page.review.changes", { unit: M === "cm" ? t("page.unit.cm") : t("page.unit.in") }) }),
       el("table", { class: "review-changes", id: "review-changes" },
-        el("thead", {}, el("tr", {}, el("th", { text: "" }), ...heads.map(h => el("th", { text: h })))),
+        el("thead", {}, el("tr", {}, el("th", { text: t("page.review.changes_who") }), ...heads.map(h => el("th", { text: h })))),
         el("tbody", {}, ...rows)));
   }
 
