@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -177,7 +181,10 @@ func settled(b *tab, ts *testServer, battle string) {
 // her commands appended is in the page's log, and the 2/26e is drawn where
 // the move put it. The unit list is named and its buttons say the unit's
 // name and type, the selected one pressed. The keys an order takes (from
-// the first Tab on a fresh page to the order given) are logged.
+// the first Tab on a fresh page to the order given) are logged. Last, the
+// battle's report is made from its button and kept from its link, both
+// by Enter: the browser downloads aspern.html, the report the API writes
+// (GET .../report?format=html, with her token).
 func TestBrowserKeyboard(t *testing.T) {
 	ts := peopleServer(t)
 	aspern(t, ts, "", "initiative.take")
@@ -296,6 +303,64 @@ func TestBrowserKeyboard(t *testing.T) {
 	}
 	t.Logf("%d keys pressed in all for the phase", k.n)
 	b.shot("keyboard")
+
+	// The battle's report, made from the keyboard too: a link to the
+	// file, named after the battle, holding the report the API writes.
+	k.to(`#report-make`, kb.Tab, 80)
+	k.press(kb.Enter)
+	b.do("the report", chromedp.WaitVisible(chromedp.CSS(`#report-link[download="aspern.html"]`)))
+	if f := k.focused(); !strings.HasPrefix(f, "a#report-link") {
+		t.Errorf("the report made: the keyboard on %q, want its link", f)
+	}
+	// Enter on the link: the browser keeps the file (in a folder of the
+	// test's), as it would on a phone.
+	dir := t.TempDir()
+	on := true
+	if _, err := chromedp.Call(b.ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName,
+		BrowserContextID: chromedp.FromContext(b.ctx).BrowserContextID, DownloadPath: dir, EventsEnabled: &on}); err != nil {
+		t.Fatal(err)
+	}
+	// Both subscriptions before the key: no event can come before them.
+	ectx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	begins := chromedp.Events(ectx, cdpbrowser.DownloadWillBegin)
+	progress := chromedp.Events(ectx, cdpbrowser.DownloadProgress)
+	k.press(kb.Enter)
+	var done cdpbrowser.EventDownloadProgress
+	for e, err := range progress {
+		if err != nil {
+			t.Fatalf("the report's download: %v", err)
+		}
+		if e.State != cdpbrowser.DownloadProgressStateInProgress {
+			done = e
+			break
+		}
+	}
+	if done.State != cdpbrowser.DownloadProgressStateCompleted {
+		t.Fatalf("the report's download ended %q", done.State)
+	}
+	var got cdpbrowser.EventDownloadWillBegin
+	for e, err := range begins {
+		if err != nil {
+			t.Fatalf("the report's download: %v", err)
+		}
+		if e.GUID == done.GUID {
+			got = e
+			break
+		}
+	}
+	name := got.SuggestedFilename
+	raw, err := os.ReadFile(filepath.Join(dir, got.GUID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(raw)
+	if name != "aspern.html" {
+		t.Errorf("the report downloaded as %q, want aspern.html", name)
+	}
+	if !strings.HasPrefix(strings.ToLower(html), "<!doctype html") || !strings.Contains(html, "Aspern") || !strings.Contains(html, "2/26e leger") {
+		t.Errorf("the report's file begins %q", html[:min(len(html), 200)])
+	}
 }
 
 // axeViolation is one rule axe-core finds broken, and where.

@@ -4,7 +4,7 @@
 // the battle is played; and the review of any event (review.js), opened
 // from the log or a dispute, where the umpire rules.
 
-import { fill, t, term, el, svg, num, api, apiSVG, apiPost, errorBox, showError, withLang, token, touchToken, onUnauthorized, outcomeText } from "./core.js";
+import { fill, t, term, el, svg, num, api, apiSVG, apiBlob, apiPost, errorBox, showError, withLang, token, touchToken, onUnauthorized, outcomeText } from "./core.js";
 import { BattleMap } from "./map.js";
 import { keepHead, checkHeads } from "./heads.js";
 import { mountPlay } from "./play.js";
@@ -40,6 +40,7 @@ export async function battleView(main, cid, bid) {
   const disputesBox = el("div", { id: "disputes-box" }, el("p", { text: t("page.loading") }));
   const auditBox = el("div", { id: "audit-box" }, el("p", { text: t("page.loading") }));
   const unitCard = el("div", { class: "unit-card", id: "unit-card" });
+  const reportBox = el("div", { class: "report-box", id: "report-box", role: "status" });
   // The units as a list of buttons, by side and brigade: the way to choose
   // a unit with the keyboard, a screen reader or a finger (a unit on a
   // phone's map is a few pixels wide). Choosing one is tapping it on the map.
@@ -75,7 +76,10 @@ export async function battleView(main, cid, bid) {
         el("section", { class: "card", id: "disputes" }, el("h2", { text: t("battle.disputes") }), disputesBox),
         el("section", { class: "card", id: "audit" }, el("h2", {}, t("battle.audit") + " ",
           el("button", { type: "button", id: "audit-refresh", text: t("audit.refresh"), onclick: () => loadAudit() })),
-          el("p", { class: "muted", text: t("audit.hint") }), auditBox))));
+          el("p", { class: "muted", text: t("audit.hint") }), auditBox),
+        el("section", { class: "card", id: "report", "aria-labelledby": "report-title" }, el("h2", { id: "report-title", text: t("page.report.title") }),
+          el("p", { class: "muted", text: t("page.report.hint") }),
+          el("button", { type: "button", id: "report-make", text: t("page.report.make"), onclick: () => makeReport() }), reportBox))));
 
   // A link to the unit list, the first stop of the Tab key (seen when it
   // has the keyboard): past the header, the map's tools and the timeline.
@@ -426,6 +430,23 @@ export async function battleView(main, cid, bid) {
     el("button", { type: "button", class: "small", text: t("page.review.open"), onclick: () => openReview(p.event_version) }),
     el("button", { type: "button", class: "close", "aria-label": t("page.close"), text: "×", onclick: () => n.remove() }));
     rulings.append(n);
+  }
+
+  // makeReport fetches the battle's report (GET .../report?format=html,
+  // docs/report.md) with the token and offers it as a file to keep: a
+  // link to it in this page's memory, named after the battle.
+  let reportURL = "";
+  async function makeReport() {
+    fill(reportBox, el("p", { class: "muted", text: t("page.report.making") }));
+    let blob;
+    try { blob = await apiBlob(base + "/report?format=html", "text/html"); } catch (err) { return showError(reportBox, err); }
+    if (reportURL) URL.revokeObjectURL(reportURL);
+    reportURL = URL.createObjectURL(blob);
+    const file = bid + ".html";
+    const link = el("a", { href: reportURL, download: file, id: "report-link", class: "download",
+      text: t("page.report.download", { file, size: num(blob.size / 1024, 0) }) });
+    fill(reportBox, link);
+    link.focus();
   }
 
   async function loadAudit() {

@@ -203,6 +203,14 @@ export async function apiSVG(path) {
   return res.text();
 }
 
+// apiBlob fetches a file (a report) as a Blob, with the token: a plain
+// link could not send it.
+export async function apiBlob(path, accept) {
+  const res = await fetch(withLang(path), { headers: headers(accept) });
+  if (!res.ok) throw await failure(res);
+  return res.blob();
+}
+
 // apiPost posts a body; a refusal throws the API's error.
 export async function apiPost(path, body) {
   const res = await fetch(withLang(path), { method: "POST", headers: headers("application/json", true), body: JSON.stringify(body) });
