@@ -56,7 +56,9 @@ type target struct {
 // map's toolbar and of the timeline is at least 44 by 44 CSS pixels, as
 // Chromium lays it out (a checkbox or radio button counts with its label,
 // which presses it). No control needs the 24 px exception. At 400 x 850
-// the order tool shows its odds and its dice pad on its first screen.
+// the order tool shows its odds and its dice pad on its first screen. With
+// LEDGER_DOCS_IMG it draws docs/img/page-units-phone.png and
+// page-order-phone.png (the unit list and the order tool at 400 px).
 func TestBrowserTargets(t *testing.T) {
 	ts := peopleServer(t)
 	aspern(t, ts, "", "initiative.take")
@@ -79,6 +81,9 @@ func TestBrowserTargets(t *testing.T) {
 		measure("nothing selected")
 		selectUnit(b, "2-leger")
 		measure("2-leger selected")
+		if width == 400 {
+			b.docShot("page-units-phone.png", "#units")
+		}
 		for _, tool := range tools {
 			b.do("tool "+tool, chromedp.Click(chromedp.CSS(`#do-`+tool)), chromedp.WaitVisible(chromedp.CSS(`#tool .tool-body`)))
 			measure(tool)
@@ -87,6 +92,7 @@ func TestBrowserTargets(t *testing.T) {
 				fold := evalIn[map[string]float64](b, `(() => { document.getElementById("tool").scrollIntoView({block: "start"});
 				  return {odds: document.querySelector("#odds table").getBoundingClientRect().bottom, dice: document.getElementById("order-dice-pad").getBoundingClientRect().bottom,
 				    give: document.getElementById("order-give").getBoundingClientRect().bottom, screen: innerHeight}; })()`)
+				b.docShot("page-order-phone.png", "#tool")
 				t.Logf("400 x 850, the order tool scrolled to the top: odds end at %.0f px, the dice pad at %.0f px, the give button at %.0f px (screen %.0f px)",
 					fold["odds"], fold["dice"], fold["give"], fold["screen"])
 				if fold["odds"] > fold["screen"] || fold["dice"] > fold["screen"] {
