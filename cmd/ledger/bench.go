@@ -210,6 +210,7 @@ docs/performance.md records figures and how to read them.`,
 	f.BoolVar(&o.Keep, "keep", false, "keep the temporary ledger")
 
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	f.StringVar(&lo.MemProfile, "memprofile", "", "with --league: write a heap profile at the end of the memory part to this file (go tool pprof)")
 	f.BoolVar(&league, "league", false, "measure what a league asks instead (see above); --events defaults to 1,000,000")
 	f.StringVar(&parts, "parts", strings.Join(leagueParts, ","), "with --league: the parts to run")
 	f.IntVar(&lo.Battles, "battles", 1000, "with --league: battles played at once, one simulated table each")

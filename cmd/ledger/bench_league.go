@@ -41,6 +41,7 @@ type leagueOptions struct {
 
 	MemoryEvents  uint64 // events of the battle the memory part grows
 	MemoryBattles int    // battles the memory part touches once
+	MemProfile    string // where the memory part writes a heap profile at its end
 
 	Events int // the log's length for start-up and rebuild
 	Starts int // start-ups timed

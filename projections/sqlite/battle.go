@@ -20,15 +20,20 @@ type battleState struct {
 	// dirty marks the parts of the state with rows of their own that the
 	// current batch changed (dirtyFlank...): writeBattleParts rewrites them.
 	dirty uint8
+	// used is when the projector last asked for it (DB.used): the least
+	// recently used go first past the cache's bound (evictBattles).
+	used uint64
 }
 
 // battle returns the folded state of key: from this process's cache, or
 // from the battle_state row written with the last committed batch, or empty.
 func (d *DB) battle(ctx context.Context, tx *txw, key events.Key) (*battleState, error) {
+	d.used++
 	if b, ok := d.battles[key]; ok {
+		b.used = d.used
 		return b, nil
 	}
-	b := &battleState{state: rules.NewState()}
+	b := &battleState{state: rules.NewState(), used: d.used}
 	var raw string
 	err := tx.QueryRowContext(ctx, `SELECT version, state FROM battle_state WHERE campaign = ? AND battle = ?`,
 		key.Campaign, key.Battle).Scan(&b.version, &raw)

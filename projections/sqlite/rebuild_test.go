@@ -285,6 +285,45 @@ func TestMemoryHoldsOpenBattlesOnly(t *testing.T) {
 	}
 }
 
+// TestOpenBattlesBounded (issue 24, "memory bounded by design"): a league
+// keeps hundreds of battles open, and the projector held the folded state
+// of every one (12.8 MB for 600 in a heap profile of the memory bench).
+// With a bound of 2 below the 4 battles the fill plays at once, and
+// batches of 7 events so that the battles take turns in memory, the
+// projector holds at most 2 states after every batch, reads an evicted
+// battle's state again from battle_state at its next event, and the
+// projection equals one built with no bound to speak of.
+func TestOpenBattlesBounded(t *testing.T) {
+	ctx := context.Background()
+	log, st := filledLog(t, 2000)
+	dir := t.TempDir()
+	bounded, err := sqlite.OpenWith(filepath.Join(dir, "bounded.db"), sqlite.Options{CachedBattles: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bounded.Close() })
+	most := 0
+	if err := projections.Run(ctx, log, bounded, projections.RunOptions{BatchSize: 7, OnProgress: func(projections.Progress) {
+		most = max(most, bounded.CachedBattles())
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	wide, err := sqlite.OpenWith(filepath.Join(dir, "wide.db"), sqlite.Options{CachedBattles: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wide.Close() })
+	if err := projections.Run(ctx, log, wide, projections.RunOptions{BatchSize: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if most > 2 || st.Battles < 10 {
+		t.Errorf("%d battles projected; at most %d held in memory after a batch, want 2", st.Battles, most)
+	}
+	if diffs, err := bounded.Compare(ctx, wide); err != nil || len(diffs) > 0 {
+		t.Fatalf("the bounded projection differs from the unbounded one: %v %v", err, diffs)
+	}
+}
+
 // TestMigrationToTheCampaignViewReplays opens a projection made with
 // migrations 0001-0003 and filled by them: 0004 adds the campaign view's
 // tables and empties the projection, so the next run fills them from the
