@@ -266,7 +266,7 @@ export function mountPlay(box, ctx) {
         confirmBox.append(el("div", { class: "buttons" }, yes,
           button(id + "-cancel", "page.play.cancel", () => { fill(confirmBox); if (trigger.isConnected) trigger.focus(); })));
         // From the keyboard, on to the confirmation the check just offered.
-        if (document.activeElement === trigger) yes.focus();
+        if (document.activeElement && document.activeElement.id === id) yes.focus();
       }
     }, "primary");
     if (phasing || umpire) {
