@@ -197,7 +197,9 @@ func settled(b *tab, ts *testServer, battle string) {
 // reaches the unit list, chooses the 1/26e with the arrow keys and
 // declines its initiative; chooses the 2/26e and gives Claparede's order,
 // the dice thrown on the table (2 and 3) entered on the pad; moves it 10
-// cm north typed as a distance and a heading; ends the phase. Every event
+// cm north typed as a distance and a heading; ends the phase; zooms and
+// pans the map with + and an arrow, and shows the whole table with 0
+// (the timeline staying where it is). Every event
 // her commands appended is in the page's log, and the 2/26e is drawn where
 // the move put it. The unit list is named and its buttons say the unit's
 // name and type, the selected one pressed. The keys an order takes (from
@@ -299,6 +301,25 @@ func TestBrowserKeyboard(t *testing.T) {
 	b.do("phase ended", chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="phase.end"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#turn-text[data-phase="movement"]`)))
 	settled(b, ts, "aspern")
+	phaseKeys := k.n
+
+	// The map itself: + zooms in, an arrow pans (the timeline stays where
+	// it is), 0 shows the whole table again.
+	k.to(`#map-stage`, kb.Tab, 60, shift)
+	viewBox := func() string { return evalIn[string](b, `document.getElementById("map").getAttribute("viewBox")`) }
+	version := evalIn[string](b, `document.getElementById("map").dataset.version`)
+	whole := viewBox()
+	k.press("+")
+	zoomed := viewBox()
+	k.press(kb.ArrowRight)
+	panned := viewBox()
+	k.press("0")
+	if zoomed == whole || panned == zoomed || viewBox() != whole {
+		t.Errorf("the map by keyboard: viewBox %q, after + %q, after → %q, after 0 %q", whole, zoomed, panned, viewBox())
+	}
+	if v := evalIn[string](b, `document.getElementById("map").dataset.version`); v != version {
+		t.Errorf("an arrow on the map moved the timeline too: event %s, then %s", version, v)
+	}
 
 	if n := evalIn[int](b, `window.__pointers`); n != 0 {
 		t.Errorf("%d pointer events: the turn was not played by keyboard alone", n)
@@ -321,7 +342,7 @@ func TestBrowserKeyboard(t *testing.T) {
 			t.Errorf("no %s among the events the keyboard's commands appended: %v", want, types)
 		}
 	}
-	t.Logf("%d keys pressed in all for the phase", k.n)
+	t.Logf("%d keys pressed in all for the phase (the initiative declined, the order, the move, the phase's end)", phaseKeys)
 	b.shot("keyboard")
 
 	// The battle's report, made from the keyboard too: a link to the

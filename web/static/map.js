@@ -44,7 +44,9 @@ export class BattleMap {
       b(id + "-zoom-out", t("page.map.zoom_out"), "−", () => this.zoomBy(1.5)),
       b(id + "-fit", t("page.map.fit"), "⤢", () => this.fit()),
       this.measureBtn, this.readout);
-    this.stage = el("div", { class: "map-stage", id: id + "-stage" });
+    // The stage takes the keyboard too: the arrow keys pan, + and - zoom,
+    // 0 shows the whole table (the units are chosen from the unit list).
+    this.stage = el("div", { class: "map-stage", id: id + "-stage", tabindex: "0", role: "group", "aria-label": t("page.map.keys", { map: this.label }) });
     this.hint = el("div", { class: "map-hint", id: id + "-hint", role: "status" });
     this.actions = el("div", { class: "map-actions", id: id + "-actions" });
     box.replaceChildren(this.toolbar, this.stage, this.hint, this.actions);
@@ -54,6 +56,7 @@ export class BattleMap {
     this.stage.addEventListener("pointercancel", e => this.up(e, true));
     this.stage.addEventListener("pointerleave", e => { if (e.pointerType === "mouse" && !this.pointers.size) this.readout.textContent = ""; });
     this.stage.addEventListener("wheel", e => this.wheel(e), { passive: false });
+    this.stage.addEventListener("keydown", e => this.key(e));
     new ResizeObserver(() => this.resized()).observe(this.stage);
   }
 
@@ -274,6 +277,18 @@ export class BattleMap {
       const general = target && target.closest && target.closest("svg.map-svg circle.general");
       this.on.tap({ unit: unitAt(target), general: general ? general.dataset.general : null, point: pt });
     }
+  }
+
+  key(e) {
+    if (!this.root || e.ctrlKey || e.altKey || e.metaKey) return;
+    const step = 60;
+    const pan = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] }[e.key];
+    if (pan) this.panBy(pan[0], pan[1]);
+    else if (e.key === "+" || e.key === "=") this.zoomBy(1 / 1.5);
+    else if (e.key === "-" || e.key === "_") this.zoomBy(1.5);
+    else if (e.key === "0") this.fit();
+    else return;
+    e.preventDefault();
   }
 
   wheel(e) {
