@@ -347,7 +347,7 @@ func TestBrowserKeyboard(t *testing.T) {
 
 	// The battle's report, made from the keyboard too: a link to the
 	// file, named after the battle, holding the report the API writes.
-	k.to(`#report-make`, kb.Tab, 80)
+	k.to(`#report-make`, kb.Tab, 150) // past the log's Review buttons, one an event
 	k.press(kb.Enter)
 	b.do("the report", chromedp.WaitVisible(chromedp.CSS(`#report-link[download="aspern.html"]`)))
 	if f := k.focused(); !strings.HasPrefix(f, "a#report-link") {
