@@ -347,7 +347,9 @@ func TestBrowserKeyboard(t *testing.T) {
 
 	// The battle's report, made from the keyboard too: a link to the
 	// file, named after the battle, holding the report the API writes.
+	before = k.n
 	k.to(`#report-make`, kb.Tab, 150) // past the log's Review buttons, one an event
+	t.Logf("%d Tabs from the map to the report's button, past %d Review buttons of the log", k.n-before, evalIn[int](b, `document.querySelectorAll("#log button.review-open").length`))
 	k.press(kb.Enter)
 	b.do("the report", chromedp.WaitVisible(chromedp.CSS(`#report-link[download="aspern.html"]`)))
 	if f := k.focused(); !strings.HasPrefix(f, "a#report-link") {
