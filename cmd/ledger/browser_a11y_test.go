@@ -195,7 +195,8 @@ func settled(b *tab, ts *testServer, battle string) {
 // keyboard alone (Tab, Shift+Tab, the arrow keys, Enter and typed digits;
 // the page sees no pointer event at all): from the top of the page marie
 // reaches the unit list, chooses the 1/26e with the arrow keys and
-// declines its initiative; chooses the 2/26e and gives Claparede's order,
+// declines its initiative; chooses General Claparede in the list (the
+// panel offers his order, him chosen); chooses the 2/26e and gives his order,
 // the dice thrown on the table (2 and 3) entered on the pad; moves it 10
 // cm north typed as a distance and a heading; ends the phase; zooms and
 // pans the map with + and an arrow, and shows the whole table with 0
@@ -227,9 +228,13 @@ func TestBrowserKeyboard(t *testing.T) {
 	k.press(kb.Enter)
 	k.to(`#units button.unit-pick`, kb.Tab, 40)
 	toList := k.n
-	names := evalIn[[]string](b, `[...document.querySelectorAll("#units button.unit-pick")].map(x => x.dataset.unit + "=" + x.textContent)`)
+	names := evalIn[[]string](b, `[...document.querySelectorAll("#units button.unit-pick[data-unit]")].map(x => x.dataset.unit + "=" + x.textContent)`)
 	if len(names) != 7 || !strings.HasPrefix(names[0], "1-leger=1/26e leger light infantry") || !strings.HasPrefix(names[5], "ir-14=IR 14 Klebek infantry") {
 		t.Errorf("the unit list, marie's side first: %q", names)
+	}
+	if g := evalIn[[]string](b, `[...document.querySelectorAll("#units button.general-pick")].map(x => x.dataset.general + "=" + x.textContent)`); len(g) != 5 ||
+		!strings.HasPrefix(g[0], "lannes=Marshal Lannes commander-in-chief") || !strings.HasPrefix(g[1], "claparede=General Claparede general") {
+		t.Errorf("the generals in the list, each before their brigade: %q", g)
 	}
 	if n := evalIn[int](b, `document.querySelectorAll('#units button.unit-pick[tabindex="0"]').length`); n != 1 {
 		t.Errorf("%d buttons of the unit list on the Tab key's path, want 1", n)
@@ -250,6 +255,20 @@ func TestBrowserKeyboard(t *testing.T) {
 	k.press(kb.Enter)
 	b.do("declined", chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="initiative.decline"]`)))
 	settled(b, ts, "aspern")
+
+	// A general chosen from the list: Claparede, whose order the panel
+	// offers with him as the general.
+	k.to(`#units button.unit-pick`, kb.Tab, 40, shift)
+	k.press(kb.Home) // the list's first: Lannes, then down
+	k.to(`#units button.general-pick[data-general="claparede"]`, kb.ArrowDown, 10)
+	k.press(kb.Enter)
+	b.do("claparede chosen", chromedp.WaitVisible(chromedp.CSS(`#unit-title[data-general="claparede"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#units button.general-pick[data-general="claparede"][aria-pressed="true"]`)))
+	k.to(`#do-general-order`, kb.Tab, 10)
+	k.press(kb.Enter)
+	if f, g := k.focused(), evalIn[string](b, `document.getElementById("order-general").value`); !strings.HasPrefix(f, "select#order-general") || g != "claparede" {
+		t.Errorf("Claparede's order from the keyboard: the keyboard on %q, the general %q", f, g)
+	}
 
 	// The 2/26e chosen, Claparede's order given with the dice 2 and 3
 	// typed on the pad.

@@ -23,7 +23,7 @@ export async function battleView(main, cid, bid) {
     people = c.people || [];
   } catch (err) { /* the battle still shows */ }
 
-  const st = { last: evs.last, current: 0, boards: new Map(), pictures: new Map(), events: evs.events, now, you, selected: null };
+  const st = { last: evs.last, current: 0, boards: new Map(), pictures: new Map(), events: evs.events, now, you, selected: null, general: null };
   const sideName = id => { const s = (st.now.sides || []).find(s => s.side === id); return s ? s.name : id; };
 
   const mapBox = el("div", { class: "battlefield", id: "battlefield" });
@@ -99,6 +99,7 @@ export async function battleView(main, cid, bid) {
   const tap = e => {
     if (play && play.tap(e)) return;
     if (e.unit) select(e.unit);
+    else if (e.general) selectGeneral(e.general);
   };
   const map = new BattleMap(mapBox, {
     tap,
@@ -117,6 +118,7 @@ export async function battleView(main, cid, bid) {
       base, you, people, sideName, map,
       state: () => st.now,
       selected: () => st.selected,
+      selectedGeneral: () => st.general,
       select,
       atNow: () => st.current === st.last,
       refresh: () => refreshNow(),
@@ -171,6 +173,18 @@ export async function battleView(main, cid, bid) {
   // the play panel's tools for it.
   function select(unit) {
     st.selected = unit || null;
+    st.general = null;
+    drawUnitCard();
+    drawUnitList();
+    if (play) play.selectionChanged();
+    map.drawOverlay();
+  }
+
+  // selectGeneral makes a general the selected one: the card says who
+  // they are, and the play panel offers their order.
+  function selectGeneral(general) {
+    st.selected = null;
+    st.general = general || null;
     drawUnitCard();
     drawUnitList();
     if (play) play.selectionChanged();
@@ -182,6 +196,20 @@ export async function battleView(main, cid, bid) {
   function drawUnitCard() {
     const b = shownBoard();
     const u = st.selected && (b.units || []).find(x => x.unit === st.selected);
+    const g = st.general && (b.generals || []).find(x => x.general === st.general);
+    if (g) {
+      const row = (k, v) => el("div", {}, el("dt", { text: t(k) }), el("dd", { text: v }));
+      fill(unitCard,
+        el("h2", { id: "unit-title", "data-general": g.general }, (g.name && g.name !== g.general ? g.name + " (" + g.general + ")" : g.general)),
+        el("dl", { class: "unit-facts" },
+          row("page.unit.side", sideName(g.side)),
+          row("page.unit.type", g.c_in_c ? t("legend.cinc") : t("legend.general")),
+          g.brigade ? row("page.general.brigade", g.brigade) : null,
+          row("page.general.rating", String(g.rating)),
+          g.attached_to ? row("page.general.with", g.attached_to) : null,
+          row("page.unit.position", "x " + num(g.x) + ", y " + num(g.y))));
+      return;
+    }
     if (!u) {
       fill(unitCard, el("p", { class: "muted", text: t("page.unit.none") }));
       return;
@@ -206,7 +234,8 @@ export async function battleView(main, cid, bid) {
   // between its units, Enter or Space chooses one.
   function drawUnitList() {
     const b = shownBoard();
-    const had = unitList.contains(document.activeElement) ? document.activeElement.dataset.unit : null;
+    const a = document.activeElement;
+    const had = unitList.contains(a) && a.dataset ? (a.dataset.unit || (a.dataset.general ? "general:" + a.dataset.general : null)) : null;
     const units = (b.units || []).filter(u => u.status !== "off_table");
     if (!units.length) { fill(unitList, el("p", { class: "muted", text: t("page.units.none") })); return; }
     const sides = [...(b.sides || [])].sort((x, y) => (y.side === you.side) - (x.side === you.side));
@@ -220,6 +249,7 @@ export async function battleView(main, cid, bid) {
       const brigades = [...new Set([...gens.filter(g => g.side === s.side && g.brigade).map(g => g.brigade), ...mine.map(u => u.brigade)])];
       groups.push(el("div", { class: "units-side", "data-side": s.side },
         el("h3", { text: sideName(s.side) + (cinc ? " · " + t("page.units.cinc", { general: genName(cinc) }) : "") }),
+        cinc ? el("ul", { class: "unit-picks" }, el("li", {}, generalButton(cinc))) : null,
         ...brigades.map(bid => {
           const inIt = mine.filter(u => u.brigade === bid);
           if (!inIt.length) return null;
@@ -228,14 +258,23 @@ export async function battleView(main, cid, bid) {
           const id = "units-" + s.side + "-" + (bid || "none");
           return el("div", { class: "units-brigade", "data-brigade": bid },
             el("h4", { id, text: title }),
-            el("ul", { class: "unit-picks", "aria-labelledby": id }, ...inIt.map(u => el("li", {}, unitButton(u)))));
+            el("ul", { class: "unit-picks", "aria-labelledby": id }, g ? el("li", {}, generalButton(g)) : null, ...inIt.map(u => el("li", {}, unitButton(u)))));
         })));
     }
     fill(unitList, ...groups);
     const buttons = [...unitList.querySelectorAll("button.unit-pick")];
-    const stop = buttons.find(x => x.dataset.unit === (had || st.selected)) || buttons[0];
+    const key = x => x.dataset.unit || "general:" + x.dataset.general;
+    const stop = buttons.find(x => key(x) === (had || st.selected || (st.general && "general:" + st.general))) || buttons[0];
     if (stop) stop.tabIndex = 0;
-    if (had && stop && stop.dataset.unit === had) stop.focus({ preventScroll: true });
+    if (had && stop && key(stop) === had) stop.focus({ preventScroll: true });
+  }
+
+  // generalButton: a general in the list, chosen as a tap on their disc.
+  function generalButton(g) {
+    return el("button", { type: "button", class: "unit-pick general-pick", tabindex: "-1", "data-general": g.general, "data-side": g.side,
+      "aria-pressed": st.general === g.general ? "true" : "false", onclick: () => tap({ unit: null, general: g.general, point: null }) },
+    el("span", { class: "unit-name", text: g.name || g.general }), " ",
+    el("span", { class: "unit-facts", text: (g.c_in_c ? t("legend.cinc") : t("legend.general")) + " · " + t("page.units.rating", { n: g.rating }) }));
   }
 
   function unitButton(u) {
@@ -263,6 +302,10 @@ export async function battleView(main, cid, bid) {
   });
 
   function drawSelection(g, m) {
+    if (st.general && m.root) {
+      const c = m.root.querySelector('circle.general[data-general="' + CSS.escape(st.general) + '"]');
+      if (c) g.append(svg("circle", { class: "selection", cx: c.getAttribute("cx"), cy: c.getAttribute("cy"), r: 14 * m.k, fill: "none", stroke: "#ffb300", "stroke-width": 3, "stroke-dasharray": "6 4", "vector-effect": "non-scaling-stroke" }));
+    }
     if (!st.selected || !m.root) return;
     const u = m.root.querySelector('g.unit[data-unit="' + CSS.escape(st.selected) + '"]');
     if (!u) return;

@@ -314,6 +314,7 @@ export function mountPlay(box, ctx) {
 
   function drawButtons() {
     const s = S(), u = unit(ctx.selected());
+    const gid = ctx.selectedGeneral && ctx.selectedGeneral(), g = gid && (s.generals || []).find(x => x.general === gid);
     const active = name => tool && tool.name === name ? "on" : "";
     const b = (name, key, make) => el("button", { type: "button", id: "do-" + name, class: active(name), "aria-pressed": active(name) ? "true" : "false", text: t(key),
       onclick: ev => open(make(), ev.detail === 0) });
@@ -328,7 +329,10 @@ export function mountPlay(box, ctx) {
       s.phase === "movement" ? b("march", "page.tool.unit_march", () => moveTool(u.unit, "march")) : null,
       b("fire", "page.tool.fire", () => fireTool(u.unit)),
       b("combat", "page.tool.combat", () => combatTool(u.unit)),
-    ] : [el("span", { class: "muted", text: u && !mine(u) ? t("page.play.not_yours") : t("page.play.select_hint") })]).filter(Boolean));
+    ] : g && (umpire || g.side === you.side) && ctx.atNow() && s.status === "in_progress" ? [
+      el("span", { class: "label", text: t("page.play.unit_label", { unit: g.name || g.general }) }),
+      b("general-order", "page.tool.order", () => orderTool(null, g.general)),
+    ] : [el("span", { class: "muted", text: u && !mine(u) ? t("page.play.not_yours") : g ? t("page.play.not_your_general") : t("page.play.select_hint") })]).filter(Boolean));
     // Once the battle has ended only disputes follow (below the log), and
     // the umpire's "another command"; before it starts, the umpire's set-up.
     const playing = s.status === "in_progress", ended = s.status === "ended";
@@ -632,12 +636,13 @@ export function mountPlay(box, ctx) {
   // orderTool gives a general's order: the general, the units, what they
   // do; the exact odds of every outcome (GET .../odds) are shown before the
   // roll; the dice thrown are entered, or digital dice asked for.
-  function orderTool(unitId) {
-    const side = unitId ? unit(unitId).side : mySide();
+  function orderTool(unitId, generalId) {
+    const g0 = generalId && (S().generals || []).find(g => g.general === generalId);
+    const side = unitId ? unit(unitId).side : g0 ? g0.side : mySide();
     const own = units().filter(u => u.side === side && u.status !== "off_table" && u.status !== "destroyed");
     const gens = (S().generals || []).filter(g => g.side === side);
     const u0 = unitId && unit(unitId);
-    const guess = u0 && (gens.find(g => g.brigade && g.brigade === u0.brigade) || gens[0]);
+    const guess = g0 || (u0 && (gens.find(g => g.brigade && g.brigade === u0.brigade) || gens[0]));
     const general = select("order-general", gens.map(g => [g.general, g.general + (g.c_in_c ? " ★" : "") + " · " + t("page.order.rating", { n: g.rating })]), guess ? guess.general : null);
     const chosen = new Set(unitId ? [unitId] : []);
     const unitList = el("div", { class: "checks", id: "order-units" }, ...own.map(u => el("label", {},
@@ -691,7 +696,7 @@ export function mountPlay(box, ctx) {
     }, "primary");
     setTimeout(changed);
     return {
-      name: unitId ? "order" : "order-any", title: t("page.tool.order"),
+      name: unitId ? "order" : generalId ? "general-order" : "order-any", title: t("page.tool.order"),
       // What most orders need comes first, then the odds and the dice, on a
       // phone's first screen; a special order, a road and the order's
       // words are one tap further ("more").
@@ -1022,7 +1027,7 @@ export function mountPlay(box, ctx) {
   return {
     update,
     selectionChanged() {
-      if (tool && tool.name && ["initiative", "order", "move", "turn", "formation", "charge", "march", "fire", "combat"].includes(tool.name)) open(null);
+      if (tool && tool.name && ["initiative", "order", "move", "turn", "formation", "charge", "march", "fire", "combat", "general-order"].includes(tool.name)) open(null);
       keepPlace(drawButtons);
     },
     atNowChanged(now) {
