@@ -78,6 +78,7 @@ func TestBrowserTargets(t *testing.T) {
 			height = 768
 		}
 		b.open(ts, "marie", "/c/demo/b/aspern?lang=en", "#play #turn-text[data-phase=command]", width, height)
+		settled(b, ts, "aspern") // the map drawn: its stage is empty, 0 px high, until then
 		var all []target
 		measure := func(what string) {
 			t.Helper()
@@ -486,6 +487,7 @@ func TestBrowserAxe(t *testing.T) {
 		}},
 		{"play", marie, func(w int64) {
 			marie.open(ts, "marie", "/c/demo/b/aspern?lang=en", "#play #turn-text[data-phase=command]", w, 860)
+			settled(marie, ts, "aspern")
 			tapUnit(marie, "2-leger")
 			marie.do("order tool", chromedp.Click(chromedp.CSS(`#do-order`)), chromedp.WaitVisible(chromedp.CSS(`#odds table.odds-table`)), loaded)
 		}},

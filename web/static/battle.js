@@ -240,7 +240,6 @@ export async function battleView(main, cid, bid) {
     if (!units.length) { fill(unitList, el("p", { class: "muted", text: t("page.units.none") })); return; }
     const sides = [...(b.sides || [])].sort((x, y) => (y.side === you.side) - (x.side === you.side));
     const gens = b.generals || [];
-    const genName = g => (g.name || g.general) + " (" + t("page.units.rating", { n: g.rating }) + ")";
     const groups = [];
     for (const s of sides) {
       const mine = units.filter(u => u.side === s.side);
@@ -248,13 +247,13 @@ export async function battleView(main, cid, bid) {
       const cinc = gens.find(g => g.side === s.side && g.c_in_c);
       const brigades = [...new Set([...gens.filter(g => g.side === s.side && g.brigade).map(g => g.brigade), ...mine.map(u => u.brigade)])];
       groups.push(el("div", { class: "units-side", "data-side": s.side },
-        el("h3", { text: sideName(s.side) + (cinc ? " · " + t("page.units.cinc", { general: genName(cinc) }) : "") }),
+        el("h3", { text: sideName(s.side) }),
         cinc ? el("ul", { class: "unit-picks" }, el("li", {}, generalButton(cinc))) : null,
         ...brigades.map(bid => {
           const inIt = mine.filter(u => u.brigade === bid);
           if (!inIt.length) return null;
           const g = gens.find(x => x.side === s.side && x.brigade === bid && bid);
-          const title = bid ? t("page.units.brigade", { brigade: bid }) + (g ? " · " + genName(g) : "") : t("page.units.no_brigade");
+          const title = bid ? t("page.units.brigade", { brigade: bid }) : t("page.units.no_brigade");
           const id = "units-" + s.side + "-" + (bid || "none");
           return el("div", { class: "units-brigade", "data-brigade": bid },
             el("h4", { id, text: title }),
