@@ -63,14 +63,20 @@ type target struct {
 // checkbox or radio button counts with its label, which presses it). No
 // control needs the 24 px exception; left out are only links inside a
 // sentence (an event's "#12", a dispute's events), which WCAG 2.5.8
-// exempts and a 44 px box would break the line of. At 400 x 850
+// exempts and a 44 px box would break the line of. So is every control
+// of the umpire's review of a disputed order (its pictures' tools, the
+// ruling's form with a unit's row) at 360 and 400 px. At 400 x 850
 // the order tool shows its odds and its dice pad on its first screen. With
 // LEDGER_DOCS_IMG it draws docs/img/page-units-phone.png and
 // page-order-phone.png (the unit list and the order tool at 400 px).
 func TestBrowserTargets(t *testing.T) {
 	ts := peopleServer(t)
 	aspern(t, ts, "", "initiative.take")
-	b := browser(t)("marie")
+	playScenario(t, ts, "do", "../../testdata/scenarios/d-order.yaml", func(st scenarioStep) (bool, bool) {
+		return true, st.Do == "dispute.uphold"
+	})
+	newTab := browser(t)
+	b, u := newTab("marie"), newTab("uma")
 	tools := []string{"initiative", "order", "move", "turn", "formation", "charge", "fire", "combat", "order-any", "tactical", "flank", "seed", "other"}
 	for _, width := range []int64{360, 400, 1024} {
 		height := int64(850)
@@ -114,11 +120,31 @@ func TestBrowserTargets(t *testing.T) {
 		measure("phase end asked")
 		b.do("not yet", chromedp.Click(chromedp.CSS(`#phase-end-cancel`)))
 
+		// The umpire's review of a disputed order, with its ruling's form
+		// and a unit's row added to it.
+		if width < 600 {
+			u.open(ts, "uma", "/c/demo/b/do?lang=en", `#log li[data-version="8"] button.review-open`, width, height)
+			u.do("review", void(chromedp.Evaluate[any](`document.querySelector('#log li[data-version="8"]').scrollIntoView({block: "center"})`)),
+				chromedp.Click(chromedp.CSS(`#log li[data-version="8"] button.review-open`)),
+				chromedp.WaitVisible(chromedp.CSS(`#review[data-version="8"] svg[data-panel="recorded"] line.review-command[data-unit="fr-a"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`#review[data-version="8"] #rule-1-preview[data-state="idle"]`)),
+				chromedp.Click(chromedp.CSS(`#rule-1-add-unit`)),
+				chromedp.WaitVisible(chromedp.CSS(`#rule-1 .unit-row select.u-unit`)))
+			for _, x := range evalIn[[]target](u, strings.Replace(targetsJS, `"header.top, a.skip, main"`, `"#review"`, 1)) {
+				x.Name = "review: " + x.Name
+				all = append(all, x)
+			}
+		}
 		sort.Slice(all, func(i, j int) bool { return math.Min(all[i].W, all[i].H) < math.Min(all[j].W, all[j].H) })
 		if len(all) < 40 {
 			t.Fatalf("%d px: only %d controls measured", width, len(all))
 		}
-		t.Logf("%d px: %d controls measured; the smallest: %s (%.1f x %.1f px)", width, len(all), all[0].Name, all[0].W, all[0].H)
+		for _, x := range all {
+			if !x.Inline {
+				t.Logf("%d px: %d controls measured; the smallest: %s (%.1f x %.1f px)", width, len(all), x.Name, x.W, x.H)
+				break
+			}
+		}
 		var small []string
 		inline := 0
 		for _, x := range all {
