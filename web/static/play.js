@@ -643,11 +643,11 @@ export function mountPlay(box, ctx) {
     const gens = (S().generals || []).filter(g => g.side === side);
     const u0 = unitId && unit(unitId);
     const guess = g0 || (u0 && (gens.find(g => g.brigade && g.brigade === u0.brigade) || gens[0]));
-    const general = select("order-general", gens.map(g => [g.general, g.general + (g.c_in_c ? " ★" : "") + " · " + t("page.order.rating", { n: g.rating })]), guess ? guess.general : null);
+    const general = select("order-general", gens.map(g => [g.general, (g.name || g.general) + (g.c_in_c ? " ★" : "") + " · " + t("page.order.rating", { n: g.rating })]), guess ? guess.general : null);
     const chosen = new Set(unitId ? [unitId] : []);
     const unitList = el("div", { class: "checks", id: "order-units" }, ...own.map(u => el("label", {},
       el("input", { type: "checkbox", value: u.unit, checked: chosen.has(u.unit), "data-unit": u.unit, onchange: ev => { ev.target.checked ? chosen.add(u.unit) : chosen.delete(u.unit); changed(); } }),
-      " " + u.unit + " ", el("small", { class: "muted", text: term("formation", u.formation) }))));
+      " " + (u.name || u.unit) + " ", el("small", { class: "muted", text: term("formation", u.formation) }))));
     const action = select("order-action", ["move", "formation", "charge"].map(x => [x, term("action", x)]));
     const formation = select("order-formation", [["", "—"], ...FORMATIONS.map(x => [x, term("formation", x)])]);
     const target = select("order-target", [["", "—"], ...enemyOptions(side)]);
