@@ -115,3 +115,84 @@ func TestDamagedFileIsMovedAsideAndRebuilt(t *testing.T) {
 		t.Logf("damaged pages refused at open: %v", err)
 	}
 }
+
+// TestKilledMidCheckpointIsWhole: a process killed while SQLite copies the
+// write-ahead log into the file (a checkpoint) leaves the file shorter than
+// its header says, with the log beside it still holding every page. The
+// open took that for a file cut short (CI: TestRebuildSurvivesSIGKILL, "the
+// header says 767 pages ..., the file holds 2977792"), and a serve would
+// have moved its projection aside and rebuilt it. Made here by copying the
+// file and its log in the middle of a connection's life, the file cut to
+// half its pages: it opens, passes SQLite's quick check, and holds every
+// event the projection had applied.
+func TestKilledMidCheckpointIsWhole(t *testing.T) {
+	ctx := context.Background()
+	log := battleLog(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ledger.db")
+	db, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	raw := db.SQL()
+	// Every page written from here on stays in the log until the
+	// checkpoint below copies it: the log then holds all of them.
+	if _, err := raw.ExecContext(ctx, `PRAGMA wal_autocheckpoint=0`); err != nil {
+		t.Fatal(err)
+	}
+	if err := projections.Run(ctx, log, db, projections.RunOptions{BatchSize: 5}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := db.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wal, err := os.ReadFile(path + "-wal")
+	if err != nil || len(wal) == 0 {
+		t.Fatalf("no write-ahead log to keep: %v (%d bytes)", err, len(wal))
+	}
+	if _, err := raw.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pageSize := int(file[16])<<8 | int(file[17])
+	pages := len(file) / pageSize
+	if pages < 4 {
+		t.Fatalf("a file of %d pages: too small to cut", pages)
+	}
+	// The copy as a kill in the middle of that checkpoint leaves it.
+	killed := filepath.Join(t.TempDir(), "ledger.db")
+	if err := os.WriteFile(killed, file[:pages/2*pageSize], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(killed+"-wal", wal, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := sqlite.OpenWith(killed, sqlite.Options{})
+	if err != nil {
+		t.Fatalf("the file killed in the middle of a checkpoint (%d of %d pages, its log beside it): %v", pages/2, pages, err)
+	}
+	defer got.Close()
+	if got.Damaged() != nil {
+		t.Fatalf("moved aside: %v", got.Damaged())
+	}
+	if cp, err := got.Checkpoint(ctx); err != nil || cp != want {
+		t.Fatalf("checkpoint %d (%v), want %d", cp, err, want)
+	}
+	if err := got.Check(ctx); err != nil {
+		t.Fatalf("quick check: %v", err)
+	}
+	// Without its log, the same cut file is cut short, as before.
+	bare := filepath.Join(t.TempDir(), "ledger.db")
+	if err := os.WriteFile(bare, file[:pages/2*pageSize], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var de *sqlite.DamagedError
+	if _, err := sqlite.OpenWith(bare, sqlite.Options{}); !errors.As(err, &de) || !strings.Contains(err.Error(), "cut short") {
+		t.Fatalf("the cut file with no log: %v", err)
+	}
+}
