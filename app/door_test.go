@@ -30,16 +30,23 @@ func kindOf(err error) app.Kind {
 	return ""
 }
 
-// TestDoorDecidesWhoMay tests the door on its own, on the in-memory log
-// (events/memlog, which passes the JetStream log's conformance suite) and
-// a real SQLite file: a campaign and its people set up by the operator, a
-// battle played by its people; then the door refuses, and appends nothing
-// for, an unknown token, a player giving the other side's command, a
-// player asking for the operator's work (an import, the status), and
-// gives each person the battle's events with the log's head.
-func TestDoorDecidesWhoMay(t *testing.T) {
+// played is a ledger on log (an in-memory vault beside it, a real SQLite
+// file) where the operator made campaign c and its people (by: their
+// sessions, the umpire's under "", each player's under their side), and
+// they played battle b of the league's script: at least n commands, the
+// last of them a side's (last).
+type played struct {
+	l    *app.Ledger
+	op   *app.Session
+	by   map[string]*app.Session
+	side string // who gave the last command
+	last campaign.Request
+	key  events.Key
+}
+
+func playBattle(t *testing.T, log events.Log, n int) *played {
+	t.Helper()
 	ctx := context.Background()
-	log := memlog.New()
 	svc := campaign.NewService(log, memlog.NewVault(), campaign.Options{})
 	db, err := sqlite.Open(filepath.Join(t.TempDir(), "ledger.db"))
 	if err != nil {
@@ -50,35 +57,44 @@ func TestDoorDecidesWhoMay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op := l.As(app.Caller{Operator: "operator"})
-	if _, err := op.Execute(ctx, asCommand(loadgen.CreateCampaign("c"))); err != nil {
+	p := &played{l: l, op: l.As(app.Caller{Operator: "operator"}), by: map[string]*app.Session{}, key: events.Key{Campaign: "c", Battle: "b"}}
+	if _, err := p.op.Execute(ctx, asCommand(loadgen.CreateCampaign("c"))); err != nil {
 		t.Fatal(err)
 	}
-	people := map[string]*app.Session{}
-	for _, req := range loadgen.People("c") {
-		res, err := op.Execute(ctx, asCommand(req))
+	for i, req := range loadgen.People("c") {
+		res, err := p.op.Execute(ctx, asCommand(req))
 		if err != nil || res.Token == "" {
 			t.Fatalf("%s: %v (token %q)", req.ID, err, res.Token)
 		}
-		people[req.ID] = l.As(app.Caller{Token: res.Token})
-	}
-	session := func(side string) *app.Session {
-		if side == "" {
-			return people["people-"+loadgen.Umpire]
+		side := ""
+		if i > 0 {
+			side = loadgen.Sides[i-1].ID
 		}
-		return people["people-"+loadgen.Player(side)]
+		p.by[side] = l.As(app.Caller{Token: res.Token})
 	}
 	g := loadgen.NewLeagueBattle("c", "b", 1)
-	key := events.Key{Campaign: "c", Battle: "b"}
-	var lastReq campaign.Request
-	// At least 20 commands, the last of them a side's (not the umpire's).
-	for n := 0; n < 20 || g.Side() == ""; n++ {
+	for k := 0; k < n || g.Side() == ""; k++ {
 		req := g.Next()
-		if _, err := session(g.Side()).Execute(ctx, asCommand(req)); err != nil {
+		if _, err := p.by[g.Side()].Execute(ctx, asCommand(req)); err != nil {
 			t.Fatalf("%s %s by %q: %v", req.ID, req.Name, g.Side(), err)
 		}
-		lastReq = req
+		p.last, p.side = req, g.Side()
 	}
+	return p
+}
+
+// TestDoorDecidesWhoMay tests the door on its own, on the in-memory log
+// (events/memlog, which passes the JetStream log's conformance suite) and
+// a real SQLite file: a campaign and its people set up by the operator, a
+// battle played by its people; then the door refuses, and appends nothing
+// for, an unknown token, a player giving the other side's command, a
+// player asking for the operator's work (an import, the status), and
+// gives each person the battle's events with the log's head.
+func TestDoorDecidesWhoMay(t *testing.T) {
+	ctx := context.Background()
+	log := memlog.New()
+	p := playBattle(t, log, 20)
+	l, op, lastReq, key := p.l, p.op, p.last, p.key
 	before, err := log.LastSequence(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -93,15 +109,15 @@ func TestDoorDecidesWhoMay(t *testing.T) {
 	}
 	var other string
 	for _, s := range loadgen.Sides {
-		if s.ID != g.Side() {
+		if s.ID != p.side {
 			other = s.ID
 		}
 	}
 	again.ID = "other-side-1"
-	if _, err := session(other).Execute(ctx, again); kindOf(err) != app.KindForbidden {
-		t.Errorf("%s's player giving %s's %s: %v", other, g.Side(), lastReq.Name, err)
+	if _, err := p.by[other].Execute(ctx, again); kindOf(err) != app.KindForbidden {
+		t.Errorf("%s's player giving %s's %s: %v", other, p.side, lastReq.Name, err)
 	}
-	player := session(loadgen.Sides[0].ID)
+	player := p.by[loadgen.Sides[0].ID]
 	if _, err := player.Import(ctx, &audit.Export{}, app.ImportOptions{}); kindOf(err) != app.KindForbidden {
 		t.Errorf("a player's import: %v", err)
 	}
@@ -120,7 +136,7 @@ func TestDoorDecidesWhoMay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id, s := range people {
+	for id, s := range p.by {
 		page, err := s.Events(ctx, key, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", id, err)
@@ -156,40 +172,8 @@ func (l *laggingLog) Read(ctx context.Context, key events.Key, after uint64) ([]
 func TestNoStalePrefix(t *testing.T) {
 	ctx := context.Background()
 	log := &laggingLog{Log: memlog.New()}
-	svc := campaign.NewService(log, memlog.NewVault(), campaign.Options{})
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	l, err := app.New(app.Options{Service: svc, Log: log, Read: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	op := l.As(app.Caller{Operator: "operator"})
-	if _, err := op.Execute(ctx, asCommand(loadgen.CreateCampaign("c"))); err != nil {
-		t.Fatal(err)
-	}
-	by := map[string]*app.Session{}
-	for i, req := range loadgen.People("c") {
-		res, err := op.Execute(ctx, asCommand(req))
-		if err != nil {
-			t.Fatal(err)
-		}
-		side := ""
-		if i > 0 {
-			side = loadgen.Sides[i-1].ID
-		}
-		by[side] = l.As(app.Caller{Token: res.Token})
-	}
-	g := loadgen.NewLeagueBattle("c", "b", 1)
-	key := events.Key{Campaign: "c", Battle: "b"}
-	for range 20 {
-		req := g.Next()
-		if _, err := by[g.Side()].Execute(ctx, asCommand(req)); err != nil {
-			t.Fatalf("%s %s: %v", req.ID, req.Name, err)
-		}
-	}
+	p := playBattle(t, log, 20)
+	op, key := p.op, p.key
 	head, err := log.Head(ctx, key)
 	if err != nil {
 		t.Fatal(err)

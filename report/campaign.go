@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strconv"
 
@@ -37,15 +36,9 @@ const MaxCampaignPictures = 1000
 // each of its battles (Build, each with the same options), in the
 // campaign's order, at most MaxBattles.
 func BuildCampaign(ctx context.Context, api app.API, cat *i18n.Catalogue, id string, opt Options) (*Campaign, error) {
-	if cat == nil {
-		return nil, fmt.Errorf("report: no catalogue")
-	}
-	if ctx.Err() != nil {
-		return nil, context.Cause(ctx)
-	}
-	lang := opt.Lang
-	if !i18n.Supported(lang) {
-		lang = "en"
+	lang, err := begin(ctx, cat, opt)
+	if err != nil {
+		return nil, err
 	}
 	info, err := api.Campaign(ctx, id)
 	if err != nil {

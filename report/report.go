@@ -164,21 +164,30 @@ type Loss struct {
 	Status  string `json:"status"`
 }
 
+// begin is what a battle's and a campaign's report check first: a
+// catalogue, a request's budget not already spent (said so before any
+// query: a read of the log cut short by it would be told as the log
+// unavailable), and the language, English when opt's is not supported.
+func begin(ctx context.Context, cat *i18n.Catalogue, opt Options) (string, error) {
+	if cat == nil {
+		return "", fmt.Errorf("report: no catalogue")
+	}
+	if ctx.Err() != nil {
+		return "", context.Cause(ctx)
+	}
+	if !i18n.Supported(opt.Lang) {
+		return "en", nil
+	}
+	return opt.Lang, nil
+}
+
 // Build reads the battle through api, as api's caller may see it, and
 // gathers its report. ctx bounds the work (a request's budget): every
 // query sees it.
 func Build(ctx context.Context, api app.API, cat *i18n.Catalogue, key events.Key, opt Options) (*Report, error) {
-	if cat == nil {
-		return nil, fmt.Errorf("report: no catalogue")
-	}
-	// A request's budget already spent: say so, before any query (a read
-	// of the log cut short by it would be told as the log unavailable).
-	if ctx.Err() != nil {
-		return nil, context.Cause(ctx)
-	}
-	lang := opt.Lang
-	if !i18n.Supported(lang) {
-		lang = "en"
+	lang, err := begin(ctx, cat, opt)
+	if err != nil {
+		return nil, err
 	}
 	scale := opt.Scale
 	limit := MaxPictures
