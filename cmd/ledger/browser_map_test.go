@@ -162,7 +162,7 @@ func (b *tab) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 	defer cancel()
-	for _, step := range steps {
+	for i, step := range steps {
 		// The page redraws its panels as events arrive live: a node found
 		// by a query may be replaced before the action reaches it. Such a
 		// step did nothing; it is taken again on the new node.
@@ -174,7 +174,10 @@ func (b *tab) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 		}
 		if err != nil {
 			path := b.shot("failed-" + strings.ReplaceAll(what, " ", "-"))
-			b.t.Fatalf("%s: %s: %v (screenshot %s)", b.name, what, err, path)
+			// A CI log keeps no screenshot: what the tool panel and the
+			// result box said is written beside the failure.
+			panel, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`["#tool", "#play-result"].map(s => { const e = document.querySelector(s); return s + ": " + (e ? e.innerText.replace(/\s+/g, " ").slice(0, 600) : "(none)"); }).join(" | ")`))
+			b.t.Fatalf("%s: %s: step %d of %d: %v (screenshot %s; the page: %s)", b.name, what, i+1, len(steps), err, path, panel)
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -44,11 +46,33 @@ func drag(x0, y0, x1, y1 float64, hold bool) chromedp.Action[chromedp.Void] {
 	return chromedp.Steps(steps...)
 }
 
-// tapUnit clicks a unit on the map.
+// tapUnit clicks a unit on the map. With no tool open, a tap selects the
+// unit, and tapUnit waits for the unit list to say so: the map is drawn
+// again as each event arrives live, and a tap that lands while its picture
+// is being replaced selects nothing (the CI saw it once under load, after
+// a command: the next tool's button never came). Such a tap is made again,
+// up to three times. With a tool open the tap is the tool's (a charge's
+// target): what it does is the caller's to check.
 func tapUnit(b *tab, unit string) {
 	b.t.Helper()
-	x, y := unitCentre(b, unit)
-	b.do("tap "+unit, chromedp.MouseClickXY(x, y))
+	unitSel := fmt.Sprintf(`#map g.unit[data-unit=%q] polygon.base`, unit)
+	took := fmt.Sprintf(`!!document.querySelector("#tool .tool-body") || !!document.querySelector('#unit-list button.unit-pick[data-unit=%q][aria-pressed="true"]')`, unit)
+	for try := 1; ; try++ {
+		b.do("find "+unit, chromedp.WaitVisible(chromedp.CSS(unitSel)))
+		x, y := unitCentre(b, unit)
+		b.do("tap "+unit, chromedp.MouseClickXY(x, y))
+		ctx, cancel := context.WithTimeout(b.ctx, 3*time.Second)
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](took))
+		cancel()
+		if err == nil {
+			return
+		}
+		at := evalIn[string](b, fmt.Sprintf(`(() => { const e = document.elementFromPoint(%g, %g); return e ? e.outerHTML.slice(0, 120) : "nothing"; })()`, x, y))
+		if try == 3 {
+			b.t.Fatalf("%s: %d taps on %s at (%.0f, %.0f) selected nothing: %v (there: %s)", b.name, try, unit, x, y, err, at)
+		}
+		b.t.Logf("%s: the tap on %s at (%.0f, %.0f) selected nothing (there: %s); tapping again", b.name, unit, x, y, at)
+	}
 }
 
 // markLoaded leaves a mark in the page's window: it is gone if the page
