@@ -84,6 +84,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /c/{campaign}", s.handlePage)
 	m.HandleFunc("GET /c/{campaign}/b/{battle}", s.handlePage)
 	m.Handle("GET /static/", s.assets())
+	m.HandleFunc("GET /sw.js", s.handleServiceWorker)
+	m.HandleFunc("GET /manifest.webmanifest", s.handleManifest)
 	s.mux = s.secure(m)
 }
 

@@ -174,5 +174,24 @@ function drawStandings(box, s) {
     "#" + b.number + " " + (b.name || b.battle) + ": " + b.points.map(p => p.side + " " + p.points).join(" · ")))) : null].filter(Boolean));
 }
 
+// A view that could not load for want of a network (its error is the
+// whole view: #main > [data-offline]) loads by itself when the network
+// returns: on the browser's "online", and every 10 s in case the browser
+// does not know.
+function reloadWhenOnline() {
+  const again = () => { if (document.querySelector("#main > [data-offline]")) route(); };
+  window.addEventListener("online", again);
+  setInterval(again, 10000);
+}
+
+// The service worker (sw.js) keeps the page's shell, so that the page
+// opens without a network and loads the battle when it returns. Browsers
+// allow one only in a secure context (HTTPS, or localhost).
+function registerWorker() {
+  if ("serviceWorker" in navigator && window.isSecureContext) navigator.serviceWorker.register("/sw.js").catch(() => {});
+}
+
 initShell();
 route();
+reloadWhenOnline();
+registerWorker();

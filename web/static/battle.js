@@ -528,6 +528,7 @@ export async function battleView(main, cid, bid) {
     refreshNow().then(() => { if (atEnd) goTo(st.last); else nowBtn.hidden = false; });
   }, async on => {
     streaming = on;
+    if (on && play) play.reconnected();
     drawLive();
     if (on && fresh) {
       // Back after a break: read the whole history again and check it

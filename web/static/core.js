@@ -31,6 +31,12 @@ export function num(v, digits) {
   return v.toLocaleString(LANG === "ru" ? "ru-RU" : "en-GB", { maximumFractionDigits: d, minimumFractionDigits: 0, useGrouping: false });
 }
 
+// clock prints a moment (milliseconds since 1970) as the hour and minute
+// of this device's day, in the page's language.
+export function clock(ms) {
+  return new Date(ms).toLocaleTimeString(LANG === "ru" ? "ru-RU" : "en-GB", { hour: "2-digit", minute: "2-digit" });
+}
+
 // length prints a distance in the battle's measurement: 6" or 10 cm.
 export function length(v, measurement) {
   return measurement === "cm" ? num(v) + " " + t("page.unit.cm") : num(v) + t("page.unit.in");
@@ -245,7 +251,8 @@ export function errorText(err) {
 // gave, each named. Words the server wrote (in the request's language)
 // carry the class srv.
 export function errorBox(err, cls) {
-  const box = el("div", { class: cls || "error", role: "alert", "data-rule": err && err.rule, "data-code": err && err.code },
+  const box = el("div", { class: cls || "error", role: "alert", "data-rule": err && err.rule, "data-code": err && err.code,
+    "data-offline": err instanceof TypeError ? "true" : null },
     el("span", { class: "msg srv", text: errorText(err) }));
   if (err && err.numbers && Object.keys(err.numbers).length) {
     box.append(el("ul", { class: "numbers", "aria-label": t("page.refusal.numbers") },
@@ -255,6 +262,12 @@ export function errorBox(err, cls) {
 }
 
 export function showError(container, err) {
+  if (err instanceof TypeError) {
+    // A view that could not load: it loads by itself when the network
+    // returns (app.js).
+    fill(container, el("div", { class: "error", role: "alert", "data-offline": "true" }, el("span", { class: "msg", text: t("page.error.offline_view") })));
+    return;
+  }
   fill(container, errorBox(err));
 }
 

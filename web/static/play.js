@@ -13,8 +13,9 @@
 // (crypto.getRandomValues, 16 bytes), which the service mixes into any
 // digital roll the command makes (docs/dice.md).
 
-import { fill, t, term, el, num, length, apiPost, api, errorBox, errorText, failedHeading, randomHex, outcomeText } from "./core.js";
+import { fill, t, term, el, num, length, apiPost, api, errorBox, errorText, failedHeading, randomHex, outcomeText, tokenShared, clock } from "./core.js";
 import { commandBody, settle, foreignRolls } from "./nonce.js";
+import { openOutbox, retryable, MAX as OUTBOX_MAX } from "./outbox.js";
 
 
 const FORMATIONS = ["line", "attack_column", "march_column", "square", "open_order", "company_column", "division_column",
@@ -65,31 +66,131 @@ export function mountPlay(box, ctx) {
   }
 
   // send posts a command: with the dice entered, or else with a fresh
-  // nonce from this device for whatever digital dice it rolls. The command id is kept for a
-  // retry after a network failure, so a repeat appends nothing twice.
+  // nonce from this device for whatever digital dice it rolls. When the
+  // ledger cannot be reached (no network, or it answers "unavailable, try
+  // again") the command goes to the outbox with its id and nonce, and is
+  // sent from there when it can be (below): a repeat appends nothing twice.
+  // A command made while others wait goes behind them, so that the ledger
+  // sees them in the order they were made.
   async function send(name, command, opts) {
     opts = opts || {};
     const holder = opts.holder || {};
     const body = envelope(command, commandBody(holder, opts.dice, randomHex));
     const focused = box.contains(document.activeElement);
+    if (outbox.waiting().length) return queue(name, body, holder, focused);
     try {
       const out = await apiPost(base + "/commands/" + name, body);
       settle(holder);
-      showResult(name, { ok: true, events: out.events || [], duplicate: out.duplicate });
-      // Each digital roll of this command must carry the nonce this device
-      // sent: a ledger that recorded another chose the roll itself.
-      for (const version of foreignRolls(body, out)) {
-        result.prepend(el("div", { class: "banner warning", id: "nonce-warning", role: "alert", text: t("page.nonce.mismatch", { version }) }));
-      }
+      answered(name, body, out);
       await ctx.refresh(); // the tools that follow read the battle as it now stands
       keepFocus(focused);
       return { ok: true, events: out.events || [] };
     } catch (err) {
-      if (!(err instanceof TypeError)) settle(holder); // refused: a new attempt is a new command
+      if (retryable(err)) return queue(name, body, holder, focused);
+      settle(holder); // refused: a new attempt is a new command
       showResult(name, { ok: false, error: err });
       keepFocus(focused);
       return { ok: false, error: err };
     }
+  }
+
+  // answered shows an accepted command's events. Each digital roll of the
+  // command must carry the nonce this device sent: a ledger that recorded
+  // another chose the roll itself.
+  function answered(name, body, out, made) {
+    showResult(name, { ok: true, events: out.events || [], duplicate: out.duplicate, made });
+    for (const version of foreignRolls(body, out)) {
+      result.prepend(el("div", { class: "banner warning", id: "nonce-warning", role: "alert", text: t("page.nonce.mismatch", { version }) }));
+    }
+  }
+
+  // --- the outbox: commands made without a network -----------------------------
+
+  const outbox = openOutbox(tokenShared() ? sessionStorage : localStorage, base, you.player || you.role || "");
+  const outboxBox = el("div", { class: "outbox", id: "outbox", hidden: true });
+
+  // queue keeps a command in the outbox. It counts as made: the tool that
+  // made it closes, and the next press is a new command (the outbox holds
+  // this one's id and nonce).
+  function queue(name, body, holder, focused) {
+    if (!outbox.add(name, body)) {
+      const error = { message: t("page.outbox.full", { n: OUTBOX_MAX }) };
+      showResult(name, { ok: false, error });
+      keepFocus(focused);
+      return { ok: false, error };
+    }
+    settle(holder);
+    fill(result, el("div", { class: "queued", "data-command": name, "data-id": body.id },
+      el("b", { text: t("page.outbox.queued", { command: term("command", name) }) }), " ", t("page.outbox.queued_hint")));
+    drawOutbox();
+    later();
+    keepFocus(focused);
+    return { ok: true, queued: true, events: [] };
+  }
+
+  // flush sends the outbox's waiting commands, oldest first, one at a
+  // time. An accepted one leaves the outbox and is shown as any answer is;
+  // a refused one stays, with the ledger's refusal, until dismissed; when
+  // the ledger still cannot be reached, the rest wait for the next try.
+  let flushing = false, timer = 0, sending = "";
+  async function flush() {
+    if (flushing) return;
+    flushing = true;
+    let sent = false, stuck = false;
+    try {
+      for (let e = outbox.waiting()[0]; e; e = outbox.waiting()[0]) {
+        sending = e.body.id;
+        drawOutbox();
+        try {
+          const out = await apiPost(base + "/commands/" + e.name, e.body);
+          outbox.remove(e.body.id);
+          answered(e.name, e.body, out, e.made);
+          sent = true;
+        } catch (err) {
+          if (retryable(err)) { stuck = true; break; }
+          outbox.refused(e.body.id, err);
+        }
+      }
+    } finally {
+      flushing = false;
+      sending = "";
+      drawOutbox();
+      if (stuck) later();
+    }
+    if (sent) await ctx.refresh();
+  }
+  // later tries again in 5 s while anything waits (navigator.onLine is
+  // no proof either way: a phone on the club's Wi-Fi without a route says
+  // online).
+  function later() {
+    if (timer || !outbox.waiting().length) return;
+    timer = setTimeout(() => { timer = 0; flush(); }, 5000);
+  }
+  window.addEventListener("online", () => flush());
+
+  function drawOutbox() {
+    const list = outbox.list(), waiting = outbox.waiting().length;
+    outboxBox.hidden = !list.length;
+    fill(outboxBox, ...(list.length ? [
+      el("h3", { id: "outbox-title", text: waiting ? t("page.outbox.title", { n: waiting }) : t("page.outbox.title_refused", { n: list.length }) }),
+      el("ul", {}, ...list.map(e => {
+        const state = e.state === "refused" ? "refused" : e.body.id === sending ? "sending" : "waiting";
+        return el("li", { class: "queued " + state, "data-id": e.body.id, "data-command": e.name, "data-state": state },
+          el("b", { text: state === "refused" ? failedHeading(term("command", e.name), e.error) : t("page.outbox." + state) }), " ",
+          el("span", { text: commandLabel(e) + " · " + t("page.outbox.made", { time: clock(e.made) }) }),
+          state === "refused" ? errorBox(e.error) : null,
+          state === "sending" ? null : el("button", { type: "button", class: "small", text: t(state === "refused" ? "page.outbox.dismiss" : "page.outbox.cancel"),
+            onclick: () => { outbox.remove(e.body.id); drawOutbox(); } }));
+      })),
+      waiting && !flushing ? el("div", { class: "buttons" }, el("button", { type: "button", id: "outbox-send", text: t("page.outbox.send_now"), onclick: () => flush() })) : null,
+    ] : []));
+  }
+  // commandLabel names a queued command as the player made it: the
+  // command and the unit, general or brigade it was for.
+  function commandLabel(e) {
+    const b = e.body.command || {}, u = b.unit && unit(b.unit);
+    const who = u ? (u.name || u.unit) : b.unit || b.general || b.brigade || "";
+    return term("command", e.name) + (who ? " · " + who : "");
   }
 
   // sendMayRoll sends a command that rolls only sometimes (a formation
@@ -100,6 +201,12 @@ export function mountPlay(box, ctx) {
     const dice = pad.value();
     if (dice === null) {
       const r = await dryRun(name, command);
+      if (!r.ok && retryable(r.error)) {
+        // Whether it would roll cannot be asked: it is not kept for later,
+        // where the ledger might roll digitally what the table would throw.
+        showResult(name, { ok: false, error: { message: t("page.dice.offline") } });
+        return { ok: false };
+      }
       if (r.ok && r.needsDice) {
         showResult(name, { ok: false, error: { message: t("page.dice.needed", { purpose: r.needsDice }) } });
         return { ok: false };
@@ -138,12 +245,15 @@ export function mountPlay(box, ctx) {
     el("div", { class: "play-head" }, el("h2", { text: umpire ? t("page.play.title_umpire") : t("page.play.title", { side: sideName(you.side) }) }),
       actingSel ? el("label", { class: "acting" }, t("page.play.acting_for") + " ", actingSel) : null,
       forSel ? el("label", { class: "acting" }, t("page.play.enter_for") + " ", forSel) : null),
-    past, turnBar, unitTools, toolBox, sideTools, result);
+    past, turnBar, unitTools, toolBox, sideTools, outboxBox, result);
+  drawOutbox();
+  if (outbox.waiting().length) setTimeout(flush); // kept from before a reload
 
   function showResult(name, r) {
     if (r.ok) {
       fill(result, el("div", { class: "ok", "data-command": name },
         el("b", { text: (r.duplicate ? t("page.result.duplicate") : t("page.result.done")) + " " }), term("command", name),
+        r.made ? el("span", { class: "muted late", text: " (" + t("page.outbox.sent_late", { time: clock(r.made) }) + ")" }) : null,
         el("ul", { class: "events" }, ...r.events.map(e => el("li", { class: "srv", "data-type": e.type, text: e.description })))));
     } else {
       fill(result, el("div", { class: "refused", "data-command": name }, el("b", { text: failedHeading(term("command", name), r.error) }), errorBox(r.error)));
@@ -163,6 +273,10 @@ export function mountPlay(box, ctx) {
       pbox.dataset.state = "ok";
       fill(pbox, el("div", { class: "ok" }, el("b", { text: "✓ " + t("page.preview.legal") }),
         el("ul", { class: "events" }, ...r.events.map(e => el("li", { class: "srv", "data-type": e.type, text: e.description })))));
+    } else if (retryable(r.error)) {
+      // No answer is no refusal: what is sent now waits in the outbox.
+      pbox.dataset.state = "offline";
+      fill(pbox, el("p", { class: "muted", text: t("page.preview.offline") }));
     } else {
       pbox.dataset.state = "refused";
       fill(pbox, el("div", { class: "refused" }, el("b", { text: "✗ " + t("page.preview.refused") }), errorBox(r.error)));
@@ -1037,6 +1151,8 @@ export function mountPlay(box, ctx) {
       map.drawOverlay();
     },
     tap: e => !!(tool && tool.tap && tool.tap(e)),
+    // reconnected: the live stream is back, so the ledger can be reached.
+    reconnected: () => { if (outbox.waiting().length) flush(); },
     dragStart: (u, pt, mode) => !!(tool && tool.dragStart && tool.dragStart(u, pt, mode)),
     drag: pt => tool && tool.drag && tool.drag(pt),
     dragEnd: pt => tool && tool.dragEnd && tool.dragEnd(pt),

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"image/png"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// cutNetwork makes the tab's network fail as a phone's does when the
+// club's Wi-Fi drops (every request fails, navigator.onLine is false, the
+// page hears "offline"), or, with commandsOnly, fails only the commands'
+// posts while the page and its reads load (a Wi-Fi that drops the odd
+// request); restore gives it back, and the page hears "online".
+func cutNetwork(b *tab, commandsOnly bool) {
+	b.t.Helper()
+	pattern := ""
+	if commandsOnly {
+		pattern = "http://127.0.0.1:*/api/campaigns/*/battles/*/commands/*"
+	}
+	if _, err := chromedp.Call(b.ctx, network.Enable, network.EnableParams{}); err != nil {
+		b.t.Fatal(err)
+	}
+	if _, err := chromedp.Call(b.ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+		MatchedNetworkConditions: []*network.Conditions{{URLPattern: pattern, Offline: true, DownloadThroughput: -1, UploadThroughput: -1}},
+	}); err != nil {
+		b.t.Fatalf("cut the network: %v", err)
+	}
+	if _, err := chromedp.Call(b.ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: !commandsOnly, DownloadThroughput: -1, UploadThroughput: -1}); err != nil {
+		b.t.Fatalf("cut the network: %v", err)
+	}
+}
+
+func restoreNetwork(b *tab) {
+	b.t.Helper()
+	if _, err := chromedp.Call(b.ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{MatchedNetworkConditions: []*network.Conditions{}}); err != nil {
+		b.t.Fatalf("restore the network: %v", err)
+	}
+	if _, err := chromedp.Call(b.ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: false, DownloadThroughput: -1, UploadThroughput: -1}); err != nil {
+		b.t.Fatalf("restore the network: %v", err)
+	}
+}
+
+// commandEvents counts battle b's events of type typ appended by command
+// id, read by the umpire from the server (not through the tab).
+func commandEvents(ts *testServer, b, typ, id string) int {
+	ts.t.Helper()
+	r := ts.must(ts.do("GET", "/api/campaigns/demo/battles/"+b+"/events", ts.tokens["uma"], nil), 200)
+	n := 0
+	for _, e := range r.body["events"].([]any) {
+		m := e.(map[string]any)
+		if m["type"] == typ && m["command_id"] == id {
+			n++
+		}
+	}
+	return n
+}
+
+// TestBrowserOutbox plays at Aspern on a phone while the Wi-Fi drops
+// (issue 26, "patient with the Wi-Fi"). With the network cut, marie
+// declines the 1/26e's initiative and moves the 2/26e 40 cm (one action,
+// which it does not have): the ruler says it cannot check, and both
+// commands wait on the phone, "waiting to send", recorded nowhere. The page
+// is reloaded with only the commands' posts failing: both are still there,
+// and a try sends nothing. With the network back, "Send now" sends them
+// once, in the order made: the decline is recorded (once, with the id it
+// was made with), the move's refusal is shown against it, with its rule,
+// until dismissed; a reload after that finds the outbox empty.
+func TestBrowserOutbox(t *testing.T) {
+	ts := peopleServer(t)
+	aspern(t, ts, "", "initiative.take")
+	b := browser(t)("marie")
+	const page = "/c/demo/b/aspern?lang=en"
+	b.open(ts, "marie", page, "#play #turn-text[data-phase=command]", 400, 860)
+	before := ts.lastVersion2("aspern")
+
+	cutNetwork(b, false)
+	tapUnit(b, "1-leger")
+	b.do("decline the initiative without a network", chromedp.Click(chromedp.CSS(`#do-initiative`)),
+		chromedp.Click(chromedp.CSS(`#init-decline`)),
+		chromedp.WaitVisible(chromedp.CSS(`#play-result .queued[data-command="initiative.decline"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#outbox li[data-command="initiative.decline"][data-state="waiting"]`)))
+	declineID := evalIn[string](b, `document.querySelector('#outbox li[data-command="initiative.decline"]').dataset.id`)
+	tapUnit(b, "2-leger")
+	b.do("move without a network", chromedp.Click(chromedp.CSS(`#do-move`)),
+		typeInto(`#move-distance`, "40"),
+		typeInto(`#move-heading`, "0"),
+		chromedp.WaitVisible(chromedp.CSS(`#move-preview[data-state="offline"]`)),
+		chromedp.Click(chromedp.CSS(`#move-confirm`)),
+		chromedp.WaitVisible(chromedp.CSS(`#outbox li[data-command="unit.move"][data-state="waiting"]`)))
+	b.docShot("page-outbox-phone.png", "#play")
+	if got := evalIn[string](b, `document.getElementById("outbox-title").textContent`); got != "Waiting to send (2)" {
+		t.Errorf("the outbox's title %q, want %q", got, "Waiting to send (2)")
+	}
+	if v := ts.lastVersion2("aspern"); v != before {
+		t.Fatalf("with the network cut the battle went from version %d to %d", before, v)
+	}
+
+	// A reload on a Wi-Fi that loses the commands' posts: the page loads,
+	// the outbox is still there, and its try sends nothing.
+	cutNetwork(b, true)
+	b.open(ts, "marie", page, "#play #turn-text[data-phase=command]", 400, 860)
+	b.do("the outbox after a reload", chromedp.WaitVisible(chromedp.CSS(`#outbox li[data-command="initiative.decline"][data-state="waiting"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#outbox li[data-command="unit.move"][data-state="waiting"]`)),
+		chromedp.Click(chromedp.CSS(`#outbox-send`)),
+		chromedp.WaitVisible(chromedp.CSS(`#outbox-send`)))
+	if v := ts.lastVersion2("aspern"); v != before {
+		t.Fatalf("with the commands' posts failing the battle went from version %d to %d", before, v)
+	}
+
+	restoreNetwork(b)
+	b.do("send them now", chromedp.Click(chromedp.CSS(`#outbox-send`)),
+		chromedp.WaitVisible(chromedp.CSS(`#outbox li[data-command="unit.move"][data-state="refused"] .error`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`#outbox li[data-state="waiting"]`)))
+	if n := commandEvents(ts, "aspern", "initiative.declined", declineID); n != 1 {
+		t.Errorf("the queued decline %s was recorded %d times, want once", declineID, n)
+	}
+	refusal := evalIn[string](b, `document.querySelector('#outbox li[data-command="unit.move"]').innerText`)
+	t.Logf("the move's refusal, against it: %q", refusal)
+	if v := ts.lastVersion2("aspern"); v != before+1 {
+		t.Errorf("after sending, the battle is at version %d, want %d (the decline only)", v, before+1)
+	}
+	b.shot("outbox-sent")
+
+	// The refusal stays, through a reload, until dismissed.
+	b.open(ts, "marie", page, "#play #turn-text[data-phase=command]", 400, 860)
+	b.do("dismiss the refusal", chromedp.Click(chromedp.CSS(`#outbox li[data-command="unit.move"][data-state="refused"] button`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#outbox`)))
+	b.open(ts, "marie", page, "#play #turn-text[data-phase=command]", 400, 860)
+	ctx, cancel := context.WithTimeout(b.ctx, 2*time.Second)
+	defer cancel()
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.querySelectorAll("#outbox li").length`)); err != nil || n != 0 {
+		t.Errorf("after dismissing, a reload shows %v commands in the outbox (%v)", n, err)
+	}
+}
+
+// TestBrowserInstallable: the page is installable (issue 26): it links a
+// web app manifest in its language, with icons of 192 and 512 px that the
+// server serves as PNG of those sizes, and a service worker that, once
+// the page has been opened, opens it again with the network cut: the
+// shell is drawn (not the browser's "no internet"), the battle's place
+// says it cannot load, and the battle is drawn by itself when the network
+// returns. The ledger's data is never answered from the worker's copy.
+func TestBrowserInstallable(t *testing.T) {
+	ts := peopleServer(t)
+	aspern(t, ts, "", "initiative.take")
+
+	mres, err := http.Get(ts.url + "/manifest.webmanifest?lang=ru")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mres.Body.Close()
+	if ct := mres.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/manifest+json") {
+		t.Errorf("the manifest's Content-Type %q", ct)
+	}
+	r := ts.must(ts.do("GET", "/manifest.webmanifest?lang=ru", "", nil), 200)
+	if r.body["name"] != "Журнал кампании" || r.body["display"] != "standalone" || r.body["start_url"] != "/?lang=ru" {
+		t.Errorf("the manifest: %v", r.body)
+	}
+	sizes := map[string]bool{}
+	for _, i := range r.body["icons"].([]any) {
+		icon := i.(map[string]any)
+		if icon["type"] != "image/png" {
+			continue
+		}
+		res, err := http.Get(ts.url + icon["src"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.DecodeConfig(res.Body)
+		res.Body.Close()
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("icon %v: %d %v", icon["src"], res.StatusCode, err)
+		}
+		if got := fmt.Sprintf("%dx%d", img.Width, img.Height); got != icon["sizes"] {
+			t.Errorf("icon %v is %s, the manifest says %v", icon["src"], got, icon["sizes"])
+		}
+		sizes[icon["sizes"].(string)] = true
+	}
+	if !sizes["192x192"] || !sizes["512x512"] {
+		t.Errorf("PNG icons of %v, want 192x192 and 512x512", sizes)
+	}
+
+	b := browser(t)("marie")
+	const page = "/c/demo/b/aspern?lang=en"
+	b.open(ts, "marie", page, "#play #turn-text[data-phase=command]", 400, 860)
+	if href := evalIn[string](b, `document.querySelector('link[rel="manifest"]').href`); !strings.HasSuffix(href, "/manifest.webmanifest?lang=en") {
+		t.Errorf("the page's manifest link %q", href)
+	}
+	// The worker installed and controlling the page (it claims the pages
+	// open when it activates).
+	b.do("the service worker", void(chromedp.Poll[bool](`navigator.serviceWorker.controller && navigator.serviceWorker.controller.state === "activated"`)))
+	b.open(ts, "marie", page, "#play #turn-text[data-phase=command]", 400, 860) // its copy of the shell made
+
+	cutNetwork(b, false)
+	b.do("open the page without a network", chromedp.Navigate(ts.url+page),
+		chromedp.WaitVisible(chromedp.CSS(`header.top #brand`)),
+		chromedp.WaitVisible(chromedp.CSS(`#main > .error[data-offline]`)))
+	if n := evalIn[float64](b, `document.querySelectorAll("#play").length`); n != 0 {
+		t.Errorf("without a network the page drew the battle (%v play panels): from a copy of the ledger's data", n)
+	}
+	b.shot("offline-shell")
+	restoreNetwork(b)
+	b.do("the battle, when the network returns", chromedp.WaitVisible(chromedp.CSS(`#play #turn-text[data-phase=command]`)))
+}
+
