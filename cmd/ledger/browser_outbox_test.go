@@ -209,4 +209,3 @@ func TestBrowserInstallable(t *testing.T) {
 	restoreNetwork(b)
 	b.do("the battle, when the network returns", chromedp.WaitVisible(chromedp.CSS(`#play #turn-text[data-phase=command]`)))
 }
-
