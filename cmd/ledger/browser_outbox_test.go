@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
@@ -208,4 +209,71 @@ func TestBrowserInstallable(t *testing.T) {
 	b.shot("offline-shell")
 	restoreNetwork(b)
 	b.do("the battle, when the network returns", chromedp.WaitVisible(chromedp.CSS(`#play #turn-text[data-phase=command]`)))
+}
+
+// spyAlertsJS records, in the page, each notification the page raises and
+// each vibration it asks for (the browser's own Notification still runs:
+// the spy extends it).
+const spyAlertsJS = `(() => {
+  window.__notes = []; window.__buzz = [];
+  const N = window.Notification;
+  window.Notification = class extends N {
+    constructor(title, opts) { window.__notes.push({ title, body: (opts || {}).body, tag: (opts || {}).tag }); super(title, opts); }
+  };
+  navigator.vibrate = p => { window.__buzz.push(p); return true; };
+})()`
+
+// TestBrowserTurnAlert: karl turns on "Alert me on my turn" on his phone
+// (the browser has granted the page notifications); while marie ends the
+// French phases, his page says nothing until the battle passes to the
+// Austrians, then raises one notification, "Your turn: command, turn 2",
+// and vibrates; a dispute marie raises raises another, naming her. Her
+// own page, alerts off, raises none.
+func TestBrowserTurnAlert(t *testing.T) {
+	ts := peopleServer(t)
+	aspern(t, ts, "", "phase.end")
+	newTab := browser(t)
+	karl, marie := newTab("karl"), newTab("marie")
+	if _, err := chromedp.Call(karl.ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
+		Permission: &cdpbrowser.PermissionDescriptor{Name: "notifications"}, Setting: cdpbrowser.PermissionSettingGranted,
+		Origin: ts.url, BrowserContextID: chromedp.FromContext(karl.ctx).BrowserContextID}); err != nil {
+		t.Fatal(err)
+	}
+	karl.open(ts, "karl", "/c/demo/b/aspern?lang=en", "#play #turn-text", 400, 860)
+	marie.open(ts, "marie", "/c/demo/b/aspern?lang=en", "#play #turn-text", 400, 860)
+	for _, b := range []*tab{karl, marie} {
+		evalIn[any](b, spyAlertsJS)
+	}
+	karl.do("turn alerts on", chromedp.Click(chromedp.CSS(`#alerts`)),
+		chromedp.WaitVisible(chromedp.CSS(`#alerts[aria-pressed="true"]`)),
+		void(chromedp.Poll[bool](`document.getElementById("alerts-note").textContent.includes("notifications")`)))
+
+	end := func() {
+		ts.must(ts.command("marie", "aspern", "phase.end", map[string]any{"command": map[string]any{"side": "french"}}), 201)
+	}
+	end()
+	end()
+	// The French movement and fire phases: still France's; nothing for karl.
+	karl.do("the French phases seen", chromedp.WaitVisible(chromedp.CSS(`#turn-text[data-phase="combat"]`)))
+	if n := evalIn[float64](karl, `window.__notes.length`); n != 0 {
+		t.Errorf("karl was alerted %v times during France's phases", n)
+	}
+	end()
+	karl.do("the Austrian turn", void(chromedp.Poll[bool](`window.__notes.length > 0`)))
+	notes := evalIn[[]map[string]any](karl, `window.__notes`)
+	if len(notes) != 1 || notes[0]["title"] != "Your turn: command, turn 2" || notes[0]["tag"] != "phase" {
+		t.Errorf("karl's alerts at the Austrian turn: %v, want one, \"Your turn: command, turn 2\"", notes)
+	}
+	if n := evalIn[float64](karl, `window.__buzz.length`); n < 1 {
+		t.Errorf("karl's phone did not vibrate")
+	}
+
+	ts.must(ts.command("marie", "aspern", "dispute.raise", map[string]any{"command": map[string]any{"event_version": 3, "reason": "the road is not there"}}), 201)
+	karl.do("the dispute", void(chromedp.Poll[bool](`window.__notes.some(n => n.title === "marie raised a dispute")`)))
+	if notes := evalIn[[]map[string]any](karl, `window.__notes`); len(notes) != 2 {
+		t.Errorf("karl's alerts after the dispute: %v, want the turn's and the dispute's only", notes)
+	}
+	if n := evalIn[float64](marie, `window.__notes.length + window.__buzz.length`); n != 0 {
+		t.Errorf("marie, alerts off, was alerted %v times", n)
+	}
 }

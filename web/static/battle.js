@@ -50,6 +50,7 @@ export async function battleView(main, cid, bid) {
   const btn = (k, label, fn) => el("button", { type: "button", id: "tl-" + k.split(".")[1], title: t(k), "aria-label": t(k), onclick: fn, text: label });
   const nowBtn = el("button", { type: "button", id: "go-now", class: "go-now", hidden: true, text: t("page.timeline.now"), onclick: () => goTo(st.last) });
 
+  document.title = (now.name || bid) + " · " + t("app.title");
   const canPlay = you.role === "player" || you.role === "umpire";
   const playBox = el("section", { class: "card play", id: "play", hidden: !canPlay });
 
@@ -518,6 +519,7 @@ export async function battleView(main, cid, bid) {
     slider.max = String(st.last);
     log.append(logEntry(e));
     if (e.type === "dice.rolled") loadDice();
+    if (play) play.event(e);
     if (e.type.startsWith("dispute.") || e.type.startsWith("command.retract") || RULING_EVENTS.includes(e.type)) {
       st.boards.clear(); // a correction changes the boards after it
       st.pictures.clear();

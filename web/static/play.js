@@ -16,6 +16,7 @@
 import { fill, t, term, el, num, length, apiPost, api, errorBox, errorText, failedHeading, randomHex, outcomeText, tokenShared, clock } from "./core.js";
 import { commandBody, settle, foreignRolls } from "./nonce.js";
 import { openOutbox, retryable, MAX as OUTBOX_MAX } from "./outbox.js";
+import { alertsOn, setAlerts, alertPlayer } from "./notify.js";
 
 
 const FORMATIONS = ["line", "attack_column", "march_column", "square", "open_order", "company_column", "division_column",
@@ -241,10 +242,21 @@ export function mountPlay(box, ctx) {
       if (to) to.focus();
     });
   }
+  // Turn alerts (notify.js): off until the player turns them on here.
+  const alertNote = el("span", { class: "muted alerts-note", id: "alerts-note", "aria-live": "polite" });
+  const alertBtn = el("button", { type: "button", id: "alerts", class: "small" + (alertsOn() ? " on" : ""), "aria-pressed": alertsOn() ? "true" : "false",
+    text: t(umpire ? "page.alerts.toggle_umpire" : "page.alerts.toggle"), title: t("page.alerts.hint"), onclick: async () => {
+      const on = alertBtn.getAttribute("aria-pressed") !== "true";
+      const perm = await setAlerts(on);
+      alertBtn.setAttribute("aria-pressed", on ? "true" : "false");
+      alertBtn.classList.toggle("on", on);
+      alertNote.textContent = on ? t(perm === "granted" ? "page.alerts.granted" : "page.alerts.sound_only") : "";
+    } });
   fill(box, 
     el("div", { class: "play-head" }, el("h2", { text: umpire ? t("page.play.title_umpire") : t("page.play.title", { side: sideName(you.side) }) }),
       actingSel ? el("label", { class: "acting" }, t("page.play.acting_for") + " ", actingSel) : null,
-      forSel ? el("label", { class: "acting" }, t("page.play.enter_for") + " ", forSel) : null),
+      forSel ? el("label", { class: "acting" }, t("page.play.enter_for") + " ", forSel) : null,
+      el("div", { class: "alerts" }, alertBtn, alertNote)),
     past, turnBar, unitTools, toolBox, sideTools, outboxBox, result);
   drawOutbox();
   if (outbox.waiting().length) setTimeout(flush); // kept from before a reload
@@ -1134,12 +1146,30 @@ export function mountPlay(box, ctx) {
     fn();
     if (id && !a.isConnected) { const n = document.getElementById(id); if (n) n.focus({ preventScroll: true }); }
   }
+  // watchPhase alerts a player when the battle passes to their side (not
+  // at each phase of their own that follows: they ended the one before).
+  let seenSide = null;
+  function watchPhase() {
+    const s = S(), side = s.status === "in_progress" ? s.phasing_side || "" : "";
+    if (seenSide !== null && side !== seenSide && !umpire && side && side === you.side) {
+      alertPlayer(t("page.alerts.your_phase", { phase: term("phase", s.phase), n: s.turn }), s.name || "", "phase");
+    }
+    seenSide = side;
+  }
   function update() {
     keepPlace(() => { drawTurn(); drawButtons(); });
+    watchPhase();
   }
   update();
   return {
     update,
+    // event is each event that arrives live: one that asks this player
+    // (or the umpire) for an answer raises an alert.
+    event(e) {
+      if (!e.actor || e.actor === you.player) return;
+      if (e.type === "dispute.raised") alertPlayer(t("page.alerts.dispute", { who: e.actor }), e.description || "", "dispute-" + e.version);
+      else if (e.type === "command.retract_requested") alertPlayer(t("page.alerts.retract", { who: e.actor }), e.description || "", "retract-" + e.version);
+    },
     selectionChanged() {
       if (tool && tool.name && ["initiative", "order", "move", "turn", "formation", "charge", "march", "fire", "combat", "general-order"].includes(tool.name)) open(null);
       keepPlace(drawButtons);
