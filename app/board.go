@@ -79,6 +79,10 @@ type BoardUnit struct {
 	Status    string  `json:"status"`
 	// ActionsLeft are the unit's actions left this turn (C.3).
 	ActionsLeft int `json:"actions_left"`
+	// Reach is how far it reaches by the ruleset (C.17 per action, K.4
+	// charge range), for the page's range rings; absent for a unit that
+	// cannot move.
+	Reach *rules.Reach `json:"reach,omitempty"`
 }
 
 // BoardGeneral is a general or (Brigade empty, CInC true) a C-in-C.
@@ -118,10 +122,14 @@ func board(key events.Key, s *rules.State, version, last uint64) Board {
 		if u == nil {
 			continue
 		}
-		b.Units = append(b.Units, BoardUnit{Unit: u.ID, Side: u.Side, Brigade: u.Brigade, Name: u.Name, Type: u.Type,
+		bu := BoardUnit{Unit: u.ID, Side: u.Side, Brigade: u.Brigade, Name: u.Name, Type: u.Type,
 			Formation: u.Formation, X: u.Base.Center.X, Y: u.Base.Center.Y, Facing: u.Base.Facing,
 			Width: u.Base.Width, Depth: u.Base.Depth, Markers: u.Markers, Status: u.Status,
-			ActionsLeft: actionsLeft(s, u.ID)})
+			ActionsLeft: actionsLeft(s, u.ID)}
+		if r, ok := s.ReachOf(u.ID); ok {
+			bu.Reach = &r
+		}
+		b.Units = append(b.Units, bu)
 	}
 	// The projection's order: by side, brigade, unit.
 	sort.Slice(b.Units, func(i, j int) bool {

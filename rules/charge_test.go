@@ -99,6 +99,30 @@ func TestChargeK4Range(t *testing.T) {
 	refused(t, s, cmd(t, CmdUnitCharge, `{"unit":"r1-inf1","target":"b1-inf1","actions":3}`), nil, "K.4", "out_of_range")
 }
 
+// TestReachOfIsTheChargeRange: the reach the state gives a unit (what the
+// page draws before a charge is chosen) is the range a charge is judged
+// by: ReachOf's charge range is the refusal's "reach" and an accepted
+// charge's Reach, and its distance per action the refusal's "speed".
+func TestReachOfIsTheChargeRange(t *testing.T) {
+	s := kBattle(t, []kU{charger, blue("b1-inf1", 20, 23.5+1e-6, 180, 4.5, 1.5)})
+	reach, ok := s.ReachOf("r1-inf1")
+	if !ok {
+		t.Fatal("no reach for r1-inf1")
+	}
+	r := refused(t, s, chargeCmd(t, "b1-inf1"), nil, "K.4", "out_of_range")
+	if reach.Charge != r.Numbers["reach"] || reach.PerAction != r.Numbers["speed"] {
+		t.Errorf("ReachOf %+v; the refusal's numbers %v", reach, r.Numbers)
+	}
+	s = kBattle(t, []kU{charger, blue("b1-inf1", 20, 23.5, 180, 4.5, 1.5)})
+	reach, _ = s.ReachOf("r1-inf1")
+	if c := findEvent[*ChargeDeclared](mustDecide(t, s, chargeCmd(t, "b1-inf1"), nil)); c == nil || c.Reach != reach.Charge {
+		t.Errorf("ReachOf %+v; the charge %+v", reach, c)
+	}
+	if _, ok := s.ReachOf("nobody"); ok {
+		t.Error("a reach for a unit that is not there")
+	}
+}
+
 // TestChargeK4FrontArc: a target whose corner lies exactly on the boundary
 // of the charger's front arc (the diagonal through its front-right corner,
 // slope 1/3) is in it and charged on its flank; a hair outside, refused.

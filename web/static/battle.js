@@ -4,7 +4,7 @@
 // the battle is played; and the review of any event (review.js), opened
 // from the log or a dispute, where the umpire rules.
 
-import { fill, t, term, el, svg, num, api, apiSVG, apiBlob, apiPost, errorBox, showError, withLang, token, touchToken, onUnauthorized, outcomeText } from "./core.js";
+import { fill, t, term, el, svg, num, length, api, apiSVG, apiBlob, apiPost, errorBox, showError, withLang, token, touchToken, onUnauthorized, outcomeText } from "./core.js";
 import { BattleMap } from "./map.js";
 import { keepHead, checkHeads } from "./heads.js";
 import { mountPlay } from "./play.js";
@@ -312,6 +312,33 @@ export async function battleView(main, cid, bid) {
     const r = Math.hypot(+u.dataset.width, +u.dataset.depth) / 2;
     const [x, y] = m.pt({ x: +u.dataset.x, y: +u.dataset.y });
     g.append(svg("circle", { class: "selection", cx: x, cy: y, r: r + 6 * m.k, fill: "none", stroke: "#ffb300", "stroke-width": 3, "stroke-dasharray": "6 4", "vector-effect": "non-scaling-stroke" }));
+    if (st.current === st.last) drawReach(g, m, (st.now.units || []).find(x => x.unit === st.selected));
+  }
+
+  // drawReach draws, round the selected unit, how far it reaches by the
+  // ruleset (the state's reach, from the service): a ring for each move
+  // action it has (one when it has none yet: what an order would give),
+  // from its centre, and its K.4 charge range from its leader point (the
+  // middle of its front edge), before the player chooses a move, a charge
+  // or an initiative target. Walls, terrain and C.9 are the command's to
+  // judge: the rings are the distances only.
+  function drawReach(g, m, u) {
+    if (!u || !u.reach || u.status === "destroyed" || u.status === "off_table") return;
+    const meas = st.now.measurement, per = u.reach.per_action;
+    let n = Math.max(1, u.actions_left || 0);
+    if (u.reach.max_moves) n = Math.min(n, u.reach.max_moves);
+    const f = u.facing * Math.PI / 180, fwd = { x: Math.sin(f), y: Math.cos(f) };
+    const leader = { x: u.x + fwd.x * u.depth / 2, y: u.y + fwd.y * u.depth / 2 };
+    const circle = (at, r, cls, colour, dash) => { const [cx, cy] = m.pt(at); return svg("circle", { class: cls, cx, cy, r, fill: "none", stroke: colour, "stroke-width": 1.5, "stroke-dasharray": dash, "vector-effect": "non-scaling-stroke", "data-r": String(r) }); };
+    const rings = svg("g", { class: "reach", "data-unit": u.unit, "aria-hidden": "true" });
+    for (let k = 1; k <= n; k++) {
+      rings.append(circle({ x: u.x, y: u.y }, k * per, "reach-move", "#0b57a4", "2 5"),
+        m.text({ x: u.x, y: u.y + k * per }, t("page.reach.move", { n: k, d: length(per, meas) }), "reach-text", 11, -8));
+    }
+    const c = u.reach.charge;
+    rings.append(circle(leader, c, "reach-charge", "#b3261e", "9 5"),
+      m.text({ x: leader.x + fwd.x * c, y: leader.y + fwd.y * c }, t("page.reach.charge", { d: length(c, meas) }), "reach-text", 11, 10));
+    g.append(rings);
   }
 
   // drawFlankOrders marks, for the march's own side and the umpire (the

@@ -583,10 +583,26 @@ export function mountPlay(box, ctx) {
       if (r && r.ok) open(null);
     }, "primary");
     const mapConfirm = button("map-move-confirm", kind === "turn" ? "page.move.confirm_turn" : kind === "march" ? "page.move.confirm_march" : "page.move.confirm", () => confirm.click(), "primary");
+    // A drag in the command phase that ends a little beyond a whole number
+    // of actions (up to a fifth of an action past it: a finger's slip, which
+    // would cost one more action, C.17) snaps back to that distance, unless
+    // the player unticks it; a drag short of it costs no more and stays
+    // where it is put, and a typed distance is taken as typed. The distance
+    // per action is the unit's reach, from the state; what the move costs,
+    // and any rule that stops it (C.9), is still the dry run's answer.
+    const per = u.reach && u.reach.per_action;
+    const snapBox = kind === "move" && commandPhase && per > 0 ? el("input", { type: "checkbox", id: "move-snap", checked: true }) : null;
+    function snapToActions() {
+      if (!snapBox || !snapBox.checked) return;
+      const dx = g.x - start.x, dy = g.y - start.y, d = Math.hypot(dx, dy), k = Math.floor(d / per), over = d - k * per;
+      if (k < 1 || over <= 0 || over > per / 5) return;
+      g.x = r2(start.x + dx * k * per / d); g.y = r2(start.y + dy * k * per / d);
+    }
     const fields = kind === "turn"
       ? [row("page.move.facing", facing), quick, row("page.move.toward", toward)]
       : [el("div", { class: "grid2" }, row("page.move.distance", dist, M() === "cm" ? t("page.unit.cm") : t("page.unit.in")), row("page.move.heading", heading, t("page.move.heading_hint"))),
-        row("page.move.toward", toward), row("page.move.final_facing", facing)];
+        row("page.move.toward", toward), row("page.move.final_facing", facing),
+        snapBox ? el("label", { class: "check" }, snapBox, " " + t("page.move.snap", { d: length(per, M()) })) : null];
     const tl = {
       name: kind, title: t("page.tool." + (kind === "march" ? "unit_march" : kind)) + ": " + id,
       mode: kind === "turn" ? "turn" : "move",
@@ -603,6 +619,7 @@ export function mountPlay(box, ctx) {
       drag: pt => {
         if (!grab) return;
         g.x = r2(pt.x - grab.x); g.y = r2(pt.y - grab.y);
+        snapToActions();
         toFields();
         last = null;
         drawReadout();

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"math"
+	"strconv"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserReach: at Aspern, Claparede's order gave the 2/26e three
+// actions. The state gives its reach (C.17 per action, K.4 charge range:
+// rules' TestReachOfIsTheChargeRange shows it is the range charges are
+// judged by). Selected on the
+// page, it shows three rings of whole actions and its charge range, of
+// those radii. A drag meant as one action that ends 1.1 actions north
+// snaps back to one action's distance (and costs one action); with
+// snapping unticked, the same drag stays at 1.1 actions and costs two.
+func TestBrowserReach(t *testing.T) {
+	ts := peopleServer(t)
+	aspern(t, ts, "", "unit.reform")
+
+	st := ts.must(ts.do("GET", "/api/campaigns/demo/battles/aspern/state", ts.tokens["marie"], nil), 200)
+	var unit map[string]any
+	for _, x := range st.body["units"].([]any) {
+		if u := x.(map[string]any); u["unit"] == "2-leger" {
+			unit = u
+		}
+	}
+	reach, _ := unit["reach"].(map[string]any)
+	if reach == nil || unit["actions_left"] != 3.0 {
+		t.Fatalf("the 2/26e in the state: %v", unit)
+	}
+	per, charge := reach["per_action"].(float64), reach["charge"].(float64)
+	if per <= 0 || charge <= 0 {
+		t.Fatalf("reach %v", reach)
+	}
+	b := browser(t)("marie")
+	b.open(ts, "marie", "/c/demo/b/aspern?lang=en", "#play #turn-text[data-phase=command]", 1280, 900)
+	tapUnit(b, "2-leger")
+	b.do("the rings", chromedp.WaitVisible(chromedp.CSS(`#overlay g.reach[data-unit="2-leger"] circle.reach-charge`)))
+	rings := evalIn[[]string](b, `[...document.querySelectorAll('#overlay g.reach circle.reach-move')].map(c => c.dataset.r)`)
+	if len(rings) != 3 {
+		t.Errorf("%d rings of move actions, want 3 (its actions left)", len(rings))
+	}
+	for i, r := range rings {
+		if v, _ := strconv.ParseFloat(r, 64); math.Abs(v-float64(i+1)*per) > 1e-9 {
+			t.Errorf("ring %d of radius %s, want %v", i+1, r, float64(i+1)*per)
+		}
+	}
+	if r := evalIn[string](b, `document.querySelector('#overlay g.reach circle.reach-charge').dataset.r`); r != num(charge) {
+		t.Errorf("the charge range's ring of radius %s, want %v", r, charge)
+	}
+	b.shot("reach")
+
+	b.do("move tool", chromedp.Click(chromedp.CSS(`#do-move`)), chromedp.WaitVisible(chromedp.CSS(`#move-snap:checked`)))
+	x0, y0 := unitCentre(b, "2-leger")
+	ux, uy := unitAttr(b, "2-leger", "x"), unitAttr(b, "2-leger", "y")
+	tx, ty := screenAt(b, ux, uy+1.1*per)
+	b.do("drag 1.1 actions", drag(x0, y0, tx, ty, false), chromedp.WaitVisible(chromedp.CSS(`#ruler-legal`)))
+	if d := evalIn[string](b, `document.getElementById("move-distance").value`); d != num(per) {
+		t.Errorf("a drag of 1.1 actions with snapping: %s, want %v (one action)", d, per)
+	}
+	if a := evalIn[string](b, `document.getElementById("ruler-legal").textContent`); a != "✓ 1 action(s)" {
+		t.Errorf("the ruler says %q, want one action", a)
+	}
+	b.do("free drags", chromedp.Click(chromedp.CSS(`#move-snap`)), chromedp.WaitVisible(chromedp.CSS(`#move-snap:not(:checked)`)))
+	unitCentre(b, "2-leger") // the map back in view: the tick scrolled the page
+	gx, gy := screenAt(b, ux, uy+per)
+	tx, ty = screenAt(b, ux, uy+1.1*per)
+	b.do("drag 1.1 actions again", drag(gx, gy, tx, ty, false), chromedp.WaitVisible(chromedp.CSS(`#ruler-legal`)))
+	d, _ := strconv.ParseFloat(evalIn[string](b, `document.getElementById("move-distance").value`), 64)
+	if math.Abs(d-1.1*per) > 0.05*per {
+		t.Errorf("a free drag of 1.1 actions: %v, want about %v", d, 1.1*per)
+	}
+	if a := evalIn[string](b, `document.getElementById("ruler-legal").textContent`); a != "✓ 2 action(s)" {
+		t.Errorf("the ruler says %q, want two actions", a)
+	}
+}
+
