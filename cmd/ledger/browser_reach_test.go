@@ -77,4 +77,3 @@ func TestBrowserReach(t *testing.T) {
 		t.Errorf("the ruler says %q, want two actions", a)
 	}
 }
-
