@@ -127,8 +127,20 @@ func compareRebuild(t *testing.T, log events.Log, live *sqlite.DB) {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "rebuild.db")
-	if err := sqlite.Build(ctx, log, path, sqlite.BuildOptions{Fresh: true}); err != nil {
-		t.Fatal(err)
+	// Just after a node came back, the log may answer "unavailable, try
+	// again in a few seconds" (a consumer whose first event does not come
+	// within the request timeout on a loaded machine: seen once here). The
+	// rebuild is tried again, as its message says, for up to 30 s.
+	for try, deadline := 1, time.Now().Add(30*time.Second); ; try++ {
+		err := sqlite.Build(ctx, log, path, sqlite.BuildOptions{Fresh: true})
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, events.ErrUnavailable) || time.Now().After(deadline) {
+			t.Fatalf("rebuild (try %d): %v", try, err)
+		}
+		t.Logf("rebuild, try %d: %v; trying again", try, err)
+		time.Sleep(500 * time.Millisecond)
 	}
 	rebuilt, err := sqlite.Open(path)
 	if err != nil {
