@@ -106,6 +106,9 @@ func retractFacts(evs []events.Envelope, id, requester string) (*rules.RetractFa
 		f.Versions = append(f.Versions, evs[i].Version)
 		f.Events = append(f.Events, ev)
 	}
+	if last+1 < len(evs) {
+		f.Next = evs[last+1].Version
+	}
 	// A later command of the same actor, unless it only asked for
 	// retractions or raised disputes.
 	changed := map[string]bool{}

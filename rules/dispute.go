@@ -217,6 +217,10 @@ type RetractFacts struct {
 	Later string
 	// RolledSince are the versions of dice.rolled events after the command.
 	RolledSince []uint64
+	// Next is the version of the battle's first event after the command's
+	// last (0: nothing has happened since, and an at_once request takes
+	// it back at once).
+	Next uint64
 	// Before is the battle's state just before the command's first event.
 	Before *State
 }
@@ -238,10 +242,13 @@ type DisputeFacts struct {
 }
 
 // RequestRetract (command.retract_request) asks to take back CommandID, the
-// requester's last command. Facts is stamped by the service, never read
-// from JSON.
+// requester's last command. With AtOnce (a quick undo), it is taken back
+// at once, no agreement asked, when nothing at all has happened in the
+// battle since it; else refused. Facts is stamped by the service, never
+// read from JSON.
 type RequestRetract struct {
 	CommandID string        `json:"command_id"`
+	AtOnce    bool          `json:"at_once,omitempty"`
 	Facts     *RetractFacts `json:"-"`
 }
 

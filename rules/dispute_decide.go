@@ -84,6 +84,9 @@ func decideRetractRequest(s *State, c *RequestRetract) ([]Event, *Refusal) {
 	if len(f.RolledSince) > 0 {
 		return nil, refuse(RuleRetract, "rolled_since", "dice were rolled after command %s (event %d): after a roll only the umpire corrects, by upholding a dispute", c.CommandID, f.RolledSince[0]).with("version", f.RolledSince[0])
 	}
+	if c.AtOnce && f.Next != 0 {
+		return nil, refuse(RuleRetract, "happened_since", "command %s is no longer the last thing that happened (event %d came after it): only the opponent's agreement takes it back now", c.CommandID, f.Next).with("version", f.Next)
+	}
 	for _, r := range s.Disputes.Retracts {
 		if r.CommandID == c.CommandID && r.Status != RetractStatusDeclined {
 			return nil, refuse(RuleRetract, "already_asked", "command %s already has retraction request %d (%s)", c.CommandID, r.N, r.Status).with("request", r.N)
@@ -114,8 +117,15 @@ func decideRetractRequest(s *State, c *RequestRetract) ([]Event, *Refusal) {
 	for i, e := range f.Events {
 		types[i] = e.EventType()
 	}
-	return []Event{&RetractRequested{Request: len(s.Disputes.Retracts) + 1, CommandID: c.CommandID, Versions: slices.Clone(f.Versions),
-		Types: types, Turn: s.Turn, Phase: s.Phase, RollCounter: s.RollCounter, Restore: restore, Current: current}}, nil
+	n := len(s.Disputes.Retracts) + 1
+	asked := &RetractRequested{Request: n, CommandID: c.CommandID, Versions: slices.Clone(f.Versions),
+		Types: types, Turn: s.Turn, Phase: s.Phase, RollCounter: s.RollCounter, Restore: restore, Current: current, AtOnce: c.AtOnce}
+	if !asked.AtOnce {
+		return []Event{asked}, nil
+	}
+	// A quick undo: nothing has happened since, nobody has acted on the
+	// command, and its player takes it back at once, recorded as such.
+	return []Event{asked, &CommandRetracted{Request: n, CommandID: c.CommandID, Versions: slices.Clone(f.Versions), Restore: restore.clone(), AtOnce: true}}, nil
 }
 
 func decideRetractAgree(s *State, c *AgreeRetract) ([]Event, *Refusal) {

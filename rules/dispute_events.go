@@ -21,6 +21,10 @@ type RetractRequested struct {
 	RollCounter uint64   `json:"roll_counter"`
 	Restore     Restore  `json:"restore"`
 	Current     Restore  `json:"current"`
+	// AtOnce: nothing had happened in the battle since the command, so it
+	// is taken back at once, the command.retracted following in the same
+	// command, with no opponent to ask.
+	AtOnce bool `json:"at_once,omitempty"`
 }
 
 // EventType implements Event.
@@ -49,6 +53,9 @@ type CommandRetracted struct {
 	CommandID string   `json:"command_id"`
 	Versions  []uint64 `json:"versions"`
 	Restore   Restore  `json:"restore"`
+	// AtOnce: taken back by its own player with nothing happened since
+	// (no agreement asked); else the opponent agreed.
+	AtOnce bool `json:"at_once,omitempty"`
 }
 
 // EventType implements Event.
@@ -227,8 +234,12 @@ func restoreState(s *State, r Restore) {
 func describeDispute(e Event) string {
 	switch ev := e.(type) {
 	case *RetractRequested:
-		return fmt.Sprintf("retraction %d asked: take back command %s (events %s: %s); restores %s; the opponent agrees or declines",
-			ev.Request, ev.CommandID, versionsText(ev.Versions), strings.Join(ev.Types, ", "), restoreText(ev.Restore))
+		then := "the opponent agrees or declines"
+		if ev.AtOnce {
+			then = "nothing has happened since: taken back at once"
+		}
+		return fmt.Sprintf("retraction %d asked: take back command %s (events %s: %s); restores %s; %s",
+			ev.Request, ev.CommandID, versionsText(ev.Versions), strings.Join(ev.Types, ", "), restoreText(ev.Restore), then)
 	case *RetractDeclined:
 		s := fmt.Sprintf("retraction %d of command %s declined; nothing changes", ev.Request, ev.CommandID)
 		if ev.Reason != "" {
@@ -236,8 +247,12 @@ func describeDispute(e Event) string {
 		}
 		return s
 	case *CommandRetracted:
-		return fmt.Sprintf("command %s taken back by agreement (retraction %d): events %s stay in the log; restored %s",
-			ev.CommandID, ev.Request, versionsText(ev.Versions), restoreText(ev.Restore))
+		how := "by agreement"
+		if ev.AtOnce {
+			how = "by its player, nothing having happened since"
+		}
+		return fmt.Sprintf("command %s taken back %s (retraction %d): events %s stay in the log; restored %s",
+			ev.CommandID, how, ev.Request, versionsText(ev.Versions), restoreText(ev.Restore))
 	case *DisputeRaised:
 		return fmt.Sprintf("dispute %d raised on event %d (%s): %s", ev.Dispute, ev.EventVersion, ev.DisputedType, ev.Reason)
 	case *DisputeUpheld:

@@ -3,6 +3,7 @@ package rules
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -102,6 +103,9 @@ func (j *journal) retractFacts(id, requester string) *RetractFacts {
 			f.Later = later.id
 		}
 	}
+	if c.last < len(j.evs) {
+		f.Next = uint64(c.last + 1)
+	}
 	for v := c.last + 1; v <= len(j.evs); v++ {
 		if j.evs[v-1].EventType() == EvDiceRolled {
 			f.RolledSince = append(f.RolledSince, uint64(v))
@@ -109,6 +113,51 @@ func (j *journal) retractFacts(id, requester string) *RetractFacts {
 	}
 	f.Before = given(j.evs[:c.first-1]...)
 	return f
+}
+
+// TestRetractAtOnce: a player's quick undo. With nothing happened since,
+// at_once takes the move back at once, no agreement asked: the request
+// and the retraction in one command, both marked at_once, the unit and its
+// actions restored. Once anything has happened after a command (here the
+// opponent's dispute), at_once is refused, naming the event, and the
+// ordinary request (the opponent to agree) still stands; a command that
+// rolled is never taken back, at once or not.
+func TestRetractAtOnce(t *testing.T) {
+	j := newJournal(setup(t))
+	j.do(t, "o1", "alice", CmdOrderGive, `{"general":"r1-gen","units":["r1-inf1"],"content":{"action":"move"}}`, 3, 3)
+	before := j.s.Clone()
+	j.do(t, "m1", "alice", CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":16}}`)
+	j.no(t, "alice", CmdRetractRequest, `{"command_id":"o1","at_once":true}`, RuleRetract, "rolled")
+	undo := j.do(t, "u1", "alice", CmdRetractRequest, `{"command_id":"m1","at_once":true}`)
+	if len(undo) != 2 {
+		t.Fatalf("undo: %s", eventsJSON(t, undo))
+	}
+	rr, ok1 := undo[0].(*RetractRequested)
+	cr, ok2 := undo[1].(*CommandRetracted)
+	if !ok1 || !ok2 || !rr.AtOnce || !cr.AtOnce || cr.Request != rr.Request || cr.CommandID != "m1" {
+		t.Fatalf("undo: %s", eventsJSON(t, undo))
+	}
+	if got := j.s.Units["r1-inf1"]; *got != *before.Units["r1-inf1"] {
+		t.Fatalf("unit not restored: %+v, want %+v", got, before.Units["r1-inf1"])
+	}
+	if got, want := *j.s.TurnBook.Units["r1-inf1"], *before.TurnBook.Units["r1-inf1"]; got != want {
+		t.Fatalf("turn not restored: %+v, want %+v", got, want)
+	}
+	if d := Describe(cr); !strings.Contains(d, "taken back by its player, nothing having happened since") {
+		t.Errorf("described as %q", d)
+	}
+
+	j.do(t, "m2", "alice", CmdUnitMove, `{"unit":"r1-inf1","to":{"x":20,"y":16}}`)
+	moved := len(j.evs)
+	j.do(t, "q1", "bob", CmdDisputeRaise, `{"event_version":`+vstr(uint64(moved))+`,"reason":"too far"}`)
+	r := j.no(t, "alice", CmdRetractRequest, `{"command_id":"m2","at_once":true}`, RuleRetract, "happened_since")
+	if r.Numbers["version"] != float64(moved+1) {
+		t.Errorf("the refusal's numbers %v: want the dispute's version %d", r.Numbers, moved+1)
+	}
+	asked := j.do(t, "r2", "alice", CmdRetractRequest, `{"command_id":"m2"}`)
+	if len(asked) != 1 || asked[0].(*RetractRequested).AtOnce || j.s.Units["r1-inf1"].Base.Center.Y != 16 {
+		t.Fatalf("the ordinary request after a dispute: %s", eventsJSON(t, asked))
+	}
 }
 
 func TestRetractWithAgreement(t *testing.T) {

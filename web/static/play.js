@@ -99,7 +99,7 @@ export function mountPlay(box, ctx) {
   // command must carry the nonce this device sent: a ledger that recorded
   // another chose the roll itself.
   function answered(name, body, out, made) {
-    showResult(name, { ok: true, events: out.events || [], duplicate: out.duplicate, made });
+    showResult(name, { ok: true, events: out.events || [], duplicate: out.duplicate, made, id: body.id });
     for (const version of foreignRolls(body, out)) {
       result.prepend(el("div", { class: "banner warning", id: "nonce-warning", role: "alert", text: t("page.nonce.mismatch", { version }) }));
     }
@@ -266,10 +266,23 @@ export function mountPlay(box, ctx) {
       fill(result, el("div", { class: "ok", "data-command": name },
         el("b", { text: (r.duplicate ? t("page.result.duplicate") : t("page.result.done")) + " " }), term("command", name),
         r.made ? el("span", { class: "muted late", text: " (" + t("page.outbox.sent_late", { time: clock(r.made) }) + ")" }) : null,
-        el("ul", { class: "events" }, ...r.events.map(e => el("li", { class: "srv", "data-type": e.type, text: e.description })))));
+        el("ul", { class: "events" }, ...r.events.map(e => el("li", { class: "srv", "data-type": e.type, text: e.description }))),
+        undoButton(name, r)));
     } else {
       fill(result, el("div", { class: "refused", "data-command": name }, el("b", { text: failedHeading(term("command", name), r.error) }), errorBox(r.error)));
     }
+  }
+
+  // undoButton offers to take back, at once, a command that moved
+  // something and rolled no dice, while nothing has happened since (the
+  // rules judge it: command.retract_request with at_once; anything after
+  // it, or a roll, and they refuse, saying why; then only the opponent's
+  // agreement takes it back, from the disputes below).
+  const UNDOABLE = ["unit.move", "unit.march", "unit.reform", "unit.charge", "general.move"];
+  function undoButton(name, r) {
+    if (!r.id || r.duplicate || !UNDOABLE.includes(name) || r.events.some(e => e.type === "dice.rolled")) return null;
+    return el("div", { class: "buttons" }, el("button", { type: "button", id: "undo-last", "data-command-id": r.id, text: t("page.undo.button"), title: t("page.undo.hint"),
+      onclick: () => send("command.retract_request", { command_id: r.id, at_once: true }) }));
   }
 
   // preview shows a dry run's answer in box: the events the command would

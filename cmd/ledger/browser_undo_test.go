@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserUndo: marie moves the 2/26e 10 cm on her page and, nothing
+// having happened since, takes it back with "Undo": the ledger records
+// the retraction at once (no agreement asked, marked at_once), the unit
+// stands where it stood with its three actions. She moves it again; karl
+// disputes that move; now "Undo" is refused, naming the rule and the
+// event that came after, and the unit stays.
+func TestBrowserUndo(t *testing.T) {
+	ts := peopleServer(t)
+	aspern(t, ts, "", "unit.reform")
+	b := browser(t)("marie")
+	b.open(ts, "marie", "/c/demo/b/aspern?lang=en", "#play #turn-text[data-phase=command]", 400, 860)
+	b.do("the map", chromedp.WaitVisible(chromedp.CSS(`#map g.unit[data-unit="2-leger"]`)))
+	y0 := unitAttr(b, "2-leger", "y")
+	move := func(what string) {
+		tapUnit(b, "2-leger")
+		b.do(what, chromedp.Click(chromedp.CSS(`#do-move`)),
+			typeInto(`#move-distance`, "10"),
+			typeInto(`#move-heading`, "0"),
+			chromedp.WaitVisible(chromedp.CSS(`#ruler-legal`)),
+			chromedp.Click(chromedp.CSS(`#move-confirm`)),
+			chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="unit.move"] #undo-last`)),
+			chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#map g.unit[data-unit="2-leger"][data-y="%s"]`, num(y0+10)))))
+	}
+	move("move")
+	b.do("undo", chromedp.Click(chromedp.CSS(`#undo-last`)),
+		chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="command.retract_request"] li[data-type="command.retracted"]`)),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#map g.unit[data-unit="2-leger"][data-y="%s"]`, num(y0)))))
+	r := ts.must(ts.do("GET", "/api/campaigns/demo/battles/aspern/events", ts.tokens["uma"], nil), 200)
+	evs := r.body["events"].([]any)
+	last := evs[len(evs)-1].(map[string]any)
+	if last["type"] != "command.retracted" || last["actor"] != "marie" || last["payload"].(map[string]any)["at_once"] != true {
+		t.Errorf("the battle's last event: %v", last)
+	}
+	st := ts.must(ts.do("GET", "/api/campaigns/demo/battles/aspern/state", ts.tokens["marie"], nil), 200)
+	for _, x := range st.body["units"].([]any) {
+		if u := x.(map[string]any); u["unit"] == "2-leger" && (u["y"] != y0 || u["actions_left"] != 3.0) {
+			t.Errorf("the 2/26e after the undo: %v, want y %v and 3 actions", u, y0)
+		}
+	}
+
+	move("move again")
+	moved := ts.lastVersion2("aspern")
+	ts.must(ts.command("karl", "aspern", "dispute.raise", map[string]any{"command": map[string]any{"event_version": moved, "reason": "through the wood"}}), 201)
+	b.do("undo after the dispute", chromedp.Click(chromedp.CSS(`#undo-last`)),
+		chromedp.WaitVisible(chromedp.CSS(`#play-result .refused[data-command="command.retract_request"] .error[data-code="happened_since"][data-rule="retract"]`)))
+	if msg := evalIn[string](b, `document.querySelector('#play-result .refused .error').innerText`); msg == "" {
+		t.Error("the refusal says nothing")
+	} else {
+		t.Logf("the refusal: %q", msg)
+	}
+	if v := ts.lastVersion2("aspern"); v != moved+1 {
+		t.Errorf("the refused undo appended: the battle is at %d, want %d", v, moved+1)
+	}
+}
