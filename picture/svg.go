@@ -300,7 +300,13 @@ func Render(s *rules.State, opt Options) []byte {
 		un := s.Units[id]
 		p.unit(un, index[un.Side], col(un.Side), opt.Moved[id])
 		r := math.Hypot(un.Base.Width, un.Base.Depth) / 2
-		labels = append(labels, label{at: un.Base.Center, r: r, text: un.ID, class: "label unit-label", fill: ink, px: unitLabelPx, data: un.ID, prio: prioUnit})
+		// A unit is labelled by its name, as players call it ("2/26e
+		// leger"); by its id when it has no other.
+		text := un.Name
+		if text == "" {
+			text = un.ID
+		}
+		labels = append(labels, label{at: un.Base.Center, r: r, text: text, class: "label unit-label", fill: ink, px: unitLabelPx, data: un.ID, prio: prioUnit})
 		obstacles = append(obstacles, Disc{X: un.Base.Center.X * scale, Y: (d - un.Base.Center.Y) * scale, R: r * scale})
 	}
 	p.close("g")
@@ -625,7 +631,11 @@ func (p *painter) general(id, name, side string, index, rating int, at geom.Vec,
 		"cx", x, "cy", y, "r", Num(r * p.u), "data-px-r", Num(r), "fill", col, "stroke", stroke, "stroke-width", sw, "vector-effect", "non-scaling-stroke"})
 	p.el("title", nil, p.w.t("general_title", "name", n, "what", what, "rating", rating))
 	p.close("circle")
-	return label{at: at, r: r * p.u, text: id, class: "label general-label", fill: "#333", px: generalLabelPx, italic: true, data: id, prio: prioGeneral}
+	text := name
+	if text == "" {
+		text = id
+	}
+	return label{at: at, r: r * p.u, text: text, class: "label general-label", fill: "#333", px: generalLabelPx, italic: true, data: id, prio: prioGeneral}
 }
 
 // flankMarch draws the edge a flank march was declared on, and nothing of

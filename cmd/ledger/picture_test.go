@@ -329,7 +329,7 @@ func TestPictureThroughTheDoor(t *testing.T) {
 		t.Fatalf("HTTP %d, %d bytes; the CLI's %d bytes", r.status, len(r.raw), len(small))
 	}
 	named := c.ok("picture", "demo/b1")
-	if small == named || !strings.Contains(named, ">33-ligne<") || strings.Contains(small, ">33-ligne<") {
+	if small == named || !strings.Contains(named, ">33e de ligne<") || strings.Contains(small, ">33e de ligne<") {
 		t.Errorf("--scale 5 --no-labels drew the same picture as the default, or names in it:\n%.400s", small)
 	}
 	width := func(doc string) string {

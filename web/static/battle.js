@@ -312,7 +312,10 @@ export async function battleView(main, cid, bid) {
     const r = Math.hypot(+u.dataset.width, +u.dataset.depth) / 2;
     const [x, y] = m.pt({ x: +u.dataset.x, y: +u.dataset.y });
     g.append(svg("circle", { class: "selection", cx: x, cy: y, r: r + 6 * m.k, fill: "none", stroke: "#ffb300", "stroke-width": 3, "stroke-dasharray": "6 4", "vector-effect": "non-scaling-stroke" }));
-    if (st.current === st.last) drawReach(g, m, (st.now.units || []).find(x => x.unit === st.selected));
+    // While a move, march, turn or formation change is being placed, its
+    // ruler and ghost say what counts: the rings would cover them.
+    const placing = play && ["move", "march", "turn", "formation"].includes(play.toolName());
+    if (st.current === st.last && !placing) drawReach(g, m, (st.now.units || []).find(x => x.unit === st.selected));
   }
 
   // drawReach draws, round the selected unit, how far it reaches by the

@@ -1211,6 +1211,8 @@ export function mountPlay(box, ctx) {
       map.drawOverlay();
     },
     tap: e => !!(tool && tool.tap && tool.tap(e)),
+    // toolName is the open tool's ("" : none).
+    toolName: () => (tool && tool.name) || "",
     // reconnected: the live stream is back, so the ledger can be reached.
     reconnected: () => { if (outbox.waiting().length) flush(); },
     dragStart: (u, pt, mode) => !!(tool && tool.dragStart && tool.dragStart(u, pt, mode)),
