@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -54,6 +55,10 @@ func TestBrowserReach(t *testing.T) {
 	b.shot("reach")
 
 	b.do("move tool", chromedp.Click(chromedp.CSS(`#do-move`)), chromedp.WaitVisible(chromedp.CSS(`#move-snap:checked`)))
+	// Marie's side stands south of the Austrians: north is toward them.
+	if hint := evalIn[string](b, `document.getElementById("move-heading").closest("label").innerText`); !strings.Contains(hint, "toward the enemy") {
+		t.Errorf("the direction's hint for marie: %q", hint)
+	}
 	x0, y0 := unitCentre(b, "2-leger")
 	ux, uy := unitAttr(b, "2-leger", "x"), unitAttr(b, "2-leger", "y")
 	tx, ty := screenAt(b, ux, uy+1.1*per)

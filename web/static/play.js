@@ -489,6 +489,16 @@ export function mountPlay(box, ctx) {
 
   // --- moving, turning, marching -----------------------------------------------
 
+  // headingHint says where north (0°, up the map) lies for this player:
+  // toward the enemy when the enemy's units stand, on average, north of
+  // their own, else toward their own edge; the umpire gets the compass.
+  function headingHint() {
+    const side = mySide(), mean = f => { const us = units().filter(f); return us.length ? us.reduce((a, u) => a + u.y, 0) / us.length : null; };
+    const own = mean(u => u.side === side), enemy = mean(u => u.side !== side);
+    if (umpire && !acting || own === null || enemy === null || own === enemy) return t("page.move.heading_hint");
+    return t(enemy > own ? "page.move.heading_hint_enemy" : "page.move.heading_hint_own");
+  }
+
   // moveTool moves a unit (kind "move": unit.move; "march": unit.march, a
   // tactical march; "turn": unit.move on the spot to a new facing). The
   // unit is dragged on the map, or its move entered as a distance and a
@@ -613,7 +623,7 @@ export function mountPlay(box, ctx) {
     }
     const fields = kind === "turn"
       ? [row("page.move.facing", facing), quick, row("page.move.toward", toward)]
-      : [el("div", { class: "grid2" }, row("page.move.distance", dist, M() === "cm" ? t("page.unit.cm") : t("page.unit.in")), row("page.move.heading", heading, t("page.move.heading_hint"))),
+      : [el("div", { class: "grid2" }, row("page.move.distance", dist, M() === "cm" ? t("page.unit.cm") : t("page.unit.in")), row("page.move.heading", heading, headingHint())),
         row("page.move.toward", toward), row("page.move.final_facing", facing),
         snapBox ? el("label", { class: "check" }, snapBox, " " + t("page.move.snap", { d: length(per, M()) })) : null];
     const tl = {
