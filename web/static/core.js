@@ -11,8 +11,25 @@ export const SVGNS = "http://www.w3.org/2000/svg";
 // missing text is visible, never silently English.
 export function t(key, vars) {
   let s = Object.prototype.hasOwnProperty.call(TEXTS, key) ? TEXTS[key] : key;
+  // {n:plural=one|other} (Russian: one|few|many) is the number and its
+  // noun's form, as in the ledger's event templates (i18n/event.go).
+  s = s.replace(/\{(\w+):plural=([^}]*)\}/g, (all, k, forms) => {
+    const v = (vars || {})[k];
+    return typeof v === "number" ? num(v) + " " + pluralForm(v, forms.split("|")) : all;
+  });
   for (const [k, v] of Object.entries(vars || {})) s = s.replaceAll("{" + k + "}", String(v));
   return s;
+}
+
+// pluralForm picks a noun's form for v the way i18n/event.go does.
+function pluralForm(v, forms) {
+  const pick = i => forms[Math.min(i, forms.length - 1)];
+  if (v !== Math.trunc(v)) return pick(1);
+  const n = Math.abs(v);
+  if (LANG !== "ru") return n === 1 ? pick(0) : pick(1);
+  if (n % 10 === 1 && n % 100 !== 11) return pick(0);
+  if (n % 10 >= 2 && n % 10 <= 4 && (n % 100 < 12 || n % 100 > 14)) return pick(1);
+  return pick(2);
 }
 
 // term names a value of a kind (formation, status, role…) in the page's
