@@ -80,6 +80,10 @@ const (
 type Report struct {
 	Campaign string `json:"campaign"`
 	Battle   string `json:"battle"`
+	// Lang is the language of the checks' titles and summaries and the
+	// findings' messages (absent: English, as Verify writes them); ids,
+	// statuses and numbers are the same in every language.
+	Lang string `json:"lang,omitempty"`
 	// Events counts the events audited, withheld ones included.
 	Events int `json:"events"`
 	// Head is the hex SHA-256 of the last event's stored bytes.
