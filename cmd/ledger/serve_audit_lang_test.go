@@ -19,7 +19,9 @@ func TestAuditInRussian(t *testing.T) {
 	if ru.body["lang"] != "ru" || en.body["lang"] != nil || ru.body["head"] != en.body["head"] {
 		t.Fatalf("lang %v / %v, heads %v / %v", ru.body["lang"], en.body["lang"], ru.body["head"], en.body["head"])
 	}
-	cyrillic := func(s string) bool { return strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) }) >= 0 }
+	cyrillic := func(s string) bool {
+		return strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) }) >= 0
+	}
 	ec, rc := en.body["checks"].([]any), ru.body["checks"].([]any)
 	if len(ec) != len(rc) || len(rc) < 5 {
 		t.Fatalf("%d checks in English, %d in Russian", len(ec), len(rc))
