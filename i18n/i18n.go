@@ -19,12 +19,19 @@
 // Event descriptions are said from templates "event.<type>" filled from
 // the event's payload (event.go: Catalogue.Event), English being the
 // rules' own words.
+//
+// The CLI's help (every command's descriptions and flags, and cobra's own
+// words) is in help.<lang>.json, merged into that language's texts under
+// "cli.help.": Russian only, the English being the commands' own in
+// cmd/ledger (help_i18n.go).
 package i18n
 
 import (
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"sort"
 	"strconv"
@@ -60,6 +67,9 @@ func Load() (*Catalogue, error) {
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return nil, fmt.Errorf("i18n: %s.json: %w", lang, err)
 		}
+		if err := mergeHelp(lang, m); err != nil {
+			return nil, err
+		}
 		c.texts[lang] = m
 	}
 	ph, err := compilePhrases(c.texts["en"])
@@ -68,6 +78,38 @@ func Load() (*Catalogue, error) {
 	}
 	c.phrases = ph
 	return c, nil
+}
+
+// mergeHelp adds help.<lang>.json, when there is one, to lang's texts: the
+// CLI's help ("cli.help.*", cmd/ledger/help_i18n.go), kept apart from the
+// catalogue of messages. A key in both files is a mistake, never a choice
+// of one over the other.
+func mergeHelp(lang string, m map[string]string) error {
+	name := "help." + lang + ".json"
+	raw, err := files.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("i18n: %w", err)
+	}
+	help := map[string]string{}
+	if err := json.Unmarshal(raw, &help); err != nil {
+		return fmt.Errorf("i18n: %s: %w", name, err)
+	}
+	var both []string
+	for k, v := range help {
+		if _, ok := m[k]; ok {
+			both = append(both, k)
+			continue
+		}
+		m[k] = v
+	}
+	if len(both) > 0 {
+		sort.Strings(both)
+		return fmt.Errorf("i18n: %s and %s.json both have %s", name, lang, strings.Join(both, ", "))
+	}
+	return nil
 }
 
 // MustLoad is Load for package initialisation: the catalogues are embedded,
@@ -92,6 +134,13 @@ func (c *Catalogue) Text(lang, key string) string {
 		return s
 	}
 	return key
+}
+
+// Lookup returns key's text in lang itself, and whether lang has it: no
+// English fills the gap.
+func (c *Catalogue) Lookup(lang, key string) (string, bool) {
+	s, ok := c.texts[lang][key]
+	return s, ok
 }
 
 // Page returns the texts the web page uses (every key but the refusals',

@@ -58,11 +58,16 @@ func TestWebRefusalInEnglishAndRussian(t *testing.T) {
 }
 
 // TestCataloguesComplete: a message exists in both languages or in
-// neither. Event descriptions (event.*) are the one exception by design:
+// neither. Event descriptions (event.*) are one exception by design:
 // their English is the rules' own (rules.Describe), and
 // TestWebEventTemplatesComplete checks that each event type has its
 // Russian, and here that each Russian template belongs to an event type
-// or is a part another one names.
+// or is a part another one names. The CLI's help (cli.help.*, from
+// help.ru.json) is the other: its English is the commands' own Short,
+// Long, Example and flag usages in cmd/ledger and cobra's, and a copy in
+// an English catalogue would be a second source nothing reads, free to
+// drift; TestHelpRussianComplete (cmd/ledger) checks that every command
+// and flag has its Russian and that no Russian key is left over.
 func TestCataloguesComplete(t *testing.T) {
 	c := MustLoad()
 	for _, pair := range [][2]string{{"en", "ru"}, {"ru", "en"}} {
@@ -71,7 +76,7 @@ func TestCataloguesComplete(t *testing.T) {
 			have[k] = true
 		}
 		for _, k := range c.Keys(pair[0]) {
-			if pair[0] == "ru" && strings.HasPrefix(k, "event.") {
+			if pair[0] == "ru" && (strings.HasPrefix(k, "event.") || strings.HasPrefix(k, "cli.help.")) {
 				continue
 			}
 			if pair[0] == "en" && strings.HasPrefix(k, sayPrefix) {
@@ -120,5 +125,21 @@ func TestWebNegotiate(t *testing.T) {
 		if got := Negotiate(c.query, c.accept, c.def); got != c.want {
 			t.Errorf("Negotiate(%q, %q, %q) = %q, want %q", c.query, c.accept, c.def, got, c.want)
 		}
+	}
+}
+
+// TestHelpCatalogueMerged: help.ru.json's texts are ru's, and a key that
+// help.<lang>.json shares with <lang>.json is refused, by name.
+func TestHelpCatalogueMerged(t *testing.T) {
+	c := MustLoad()
+	if s, ok := c.Lookup("ru", "cli.help.template.usage"); !ok || s != "Использование:" {
+		t.Errorf("cli.help.template.usage: %q, %v", s, ok)
+	}
+	if _, ok := c.Lookup("en", "cli.help.template.usage"); ok {
+		t.Error("English has the Russian help's key")
+	}
+	err := mergeHelp("ru", map[string]string{"cli.help.ledger.short": "twice"})
+	if err == nil || !strings.Contains(err.Error(), "cli.help.ledger.short") {
+		t.Errorf("a key in both files: %v", err)
 	}
 }

@@ -86,6 +86,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, cfg *config.Config, entropy io.Reader) int {
 	c := &cli{ctx: ctx, v: viper.New(), stdin: stdin, stdout: stdout, stderr: stderr, cfgSet: cfg, entropy: entropy}
 	root := c.rootCommand()
+	c.localHelp(root) // --help in the configured language (help_i18n.go)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
