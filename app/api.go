@@ -65,6 +65,9 @@ type API interface {
 	// Backup writes the whole log and the sealed vault to w, a consistent
 	// cut (ledger-backup-v1; the operator's).
 	Backup(ctx context.Context, w io.Writer) (BackedUp, error)
+	// Import reads a battle's export file from r, audits it whole and
+	// appends it, or nothing (the operator's; app/import.go).
+	Import(ctx context.Context, r io.Reader, opt ImportOptions) (Imported, error)
 }
 
 // Latest asks Replay and Picture for the battle's last event.

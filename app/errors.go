@@ -144,6 +144,7 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 		ic  *campaign.IdempotencyConflict
 		ob  *OverBudget
 		sf  *events.StoreFault
+		imf *ImportFailed
 	)
 	text := func(code string) string {
 		if cat == nil {
@@ -176,6 +177,14 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 			// a die that shows no such face.
 			out.Kind = KindInvalid
 		}
+	case errors.As(err, &imf):
+		// An import refused by its audit or its file (nothing appended), or
+		// of a battle this ledger already has.
+		out.Kind, out.Code = KindRefused, "import_refused"
+		if !imf.Audit {
+			out.Kind, out.Code = KindConflict, "import_exists"
+		}
+		out.Message = text(out.Code) + " (" + imf.Reason + ")"
 	case errors.As(err, &ii):
 		out.Kind, out.Code = KindInvalid, "bad_request"
 		out.Message = text("bad_request") + " (" + ii.Error() + ")"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/clubledger/ledger/campaign/audit"
@@ -50,7 +51,36 @@ const ImportBatch = 1000
 // proven against the anchor, are trusted for this battle only
 // (Options.TrustImported keeps that in the key file). The battle's
 // campaign is not imported.
-func (s *Session) Import(ctx context.Context, x *audit.Export, opt ImportOptions) (Imported, error) {
+// ImportMaxBytes bounds an export file given to Import: 256 MiB, some
+// fifty times a 2,000-event battle's export.
+const ImportMaxBytes = 256 << 20
+
+// Import reads an export file from r (at most ImportMaxBytes) and imports
+// it (ImportExport): the door reads the file itself, so that the CLI
+// beside a running server and the HTTP API import the same way. A file
+// that cannot be read as an export is an ImportFailed of the audit kind:
+// nothing is appended.
+func (s *Session) Import(ctx context.Context, r io.Reader, opt ImportOptions) (Imported, error) {
+	if err := s.operatorOnly("importing a battle"); err != nil {
+		return Imported{}, err
+	}
+	lr := &io.LimitedReader{R: r, N: ImportMaxBytes + 1}
+	x, err := audit.ReadExport(lr)
+	if lr.N <= 0 {
+		return Imported{}, &ImportFailed{Reason: fmt.Sprintf("the file is over %d bytes, more than any export this ledger takes; nothing imported", ImportMaxBytes), Audit: true}
+	}
+	if err != nil {
+		var fe *audit.FormatError
+		if errors.As(err, &fe) {
+			return Imported{}, &ImportFailed{Reason: err.Error() + "; nothing imported", Audit: true}
+		}
+		return Imported{}, s.fail(err, noVars)
+	}
+	return s.ImportExport(ctx, x, opt)
+}
+
+// ImportExport imports an export already read.
+func (s *Session) ImportExport(ctx context.Context, x *audit.Export, opt ImportOptions) (Imported, error) {
 	if err := s.operatorOnly("importing a battle"); err != nil {
 		return Imported{}, err
 	}

@@ -81,24 +81,30 @@ func (c *Client) Ping(ctx context.Context) error {
 }
 
 func (c *Client) request(ctx context.Context, method, path string, q url.Values, body any) (*http.Response, error) {
-	u := c.base + path
-	if len(q) > 0 {
-		u += "?" + q.Encode()
-	}
 	var rd io.Reader
+	ct := ""
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return nil, err
 		}
-		rd = bytes.NewReader(b)
+		rd, ct = bytes.NewReader(b), "application/json"
+	}
+	return c.send(ctx, method, path, q, rd, ct)
+}
+
+// send makes a request with body rd (nil: none) of content type ct.
+func (c *Client) send(ctx context.Context, method, path string, q url.Values, rd io.Reader, ct string) (*http.Response, error) {
+	u := c.base + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
 		return nil, err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
 	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
@@ -362,6 +368,30 @@ func (c *Client) VerifyProjection(ctx context.Context) (app.Verified, error) {
 	defer resp.Body.Close()
 	var v app.Verified
 	return v, decode(resp, &v)
+}
+
+// Import sends an export file to the server's import: its answer, or its
+// refusal as the door's *app.ImportFailed (so that ledger import exits as
+// it does on its own folder).
+func (c *Client) Import(ctx context.Context, r io.Reader, opt app.ImportOptions) (app.Imported, error) {
+	q := url.Values{}
+	for _, k := range opt.Trust {
+		q.Add("key", k)
+	}
+	resp, err := c.send(ctx, http.MethodPost, "/api/admin/import", q, r, "application/jsonl")
+	var ae *app.Error
+	if errors.As(err, &ae) && (ae.Code == "import_refused" || ae.Code == "import_exists") {
+		return app.Imported{}, &app.ImportFailed{Reason: ae.Message, Audit: ae.Code == "import_refused"}
+	}
+	if err != nil {
+		return app.Imported{}, err
+	}
+	defer resp.Body.Close()
+	var v app.Imported
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		return app.Imported{}, fmt.Errorf("client: import: %w", err)
+	}
+	return v, nil
 }
 
 // Backup streams the server's backup to w.

@@ -30,6 +30,7 @@ var unbudgeted = map[string]bool{
 	"POST /api/admin/projections/rebuild":                          true,
 	"POST /api/admin/projections/verify":                           true,
 	"POST /api/admin/backup":                                       true,
+	"POST /api/admin/import":                                       true, // bounded by app.ImportMaxBytes
 }
 
 // budgeted runs h under the server's budget.

@@ -236,6 +236,14 @@ func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request) {
 	s.answer(w, r, v, err)
 }
 
+// handleImport imports the export file in the body (the door reads and
+// bounds it), each ?key=FINGERPRINT a trust anchor besides this ledger's
+// own keys.
+func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
+	v, err := s.session(r).Import(r.Context(), r.Body, app.ImportOptions{Trust: r.URL.Query()["key"]})
+	s.answer(w, r, v, err)
+}
+
 // handleBackup streams the backup file; its summary follows in the
 // Ledger-Backup trailer once the last byte is written (a client that does
 // not get it knows the file is incomplete).

@@ -32,6 +32,7 @@ func (s *Server) apiRoutes() []route {
 		r("POST", "/api/admin/projections/rebuild", s.handleRebuild),
 		r("POST", "/api/admin/projections/verify", s.handleVerify),
 		r("POST", "/api/admin/backup", s.handleBackup),
+		r("POST", "/api/admin/import", s.handleImport),
 
 		r("GET", "/api/campaigns", s.handleCampaigns),
 		r("GET", c, s.handleCampaign),

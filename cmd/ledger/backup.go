@@ -230,33 +230,25 @@ Exit code 4 if the audit fails; then nothing is appended.`,
 			if file == "" {
 				return usagef("import: give the export file with -f")
 			}
-			var x *audit.Export
-			var err error
-			if file == "-" {
-				x, err = audit.ReadExport(c.stdin)
-			} else {
-				f, oerr := os.Open(file)
-				if oerr != nil {
-					return oerr
+			in := c.stdin
+			if file != "-" {
+				f, err := os.Open(file)
+				if err != nil {
+					return err
 				}
-				x, err = audit.ReadExport(f)
-				f.Close()
+				defer f.Close()
+				in = f
 			}
-			if err != nil {
-				var fe *audit.FormatError
-				if errors.As(err, &fe) {
-					return &checkError{msg: fmt.Sprintf("%s: %v", file, err)}
-				}
-				return err
-			}
-			a, release, err := c.open()
+			// Through the door: the running server's when there is one
+			// (its socket), else this folder's. The door reads the file,
+			// audits all of it before it appends anything, and appends all
+			// of it or nothing (app.Session.Import).
+			api, release, err := c.api()
 			if err != nil {
 				return err
 			}
 			defer release()
-			// The door audits the whole file before it appends anything,
-			// and appends all of it or nothing (app.Session.Import).
-			res, err := a.Ledger.As(operatorCaller("", c.lang())).Import(c.ctx, x, app.ImportOptions{Trust: trusted})
+			res, err := api.Import(c.ctx, in, app.ImportOptions{Trust: trusted})
 			var failed *app.ImportFailed
 			if errors.As(err, &failed) && failed.Audit {
 				return &checkError{msg: fmt.Sprintf("%s: %s", file, failed.Reason)}
@@ -272,7 +264,8 @@ Exit code 4 if the audit fails; then nothing is appended.`,
 			}
 			fmt.Fprintf(c.stdout, "imported %s: %d events, chain and dice verified (head %.16s)\n", res.Battle, res.Events, res.Head)
 			if !res.Campaign {
-				fmt.Fprintf(c.stdout, "campaign %s is not in this ledger: the battle is here for review only\n", x.Meta.Campaign)
+				camp, _, _ := strings.Cut(res.Battle, "/")
+				fmt.Fprintf(c.stdout, "campaign %s is not in this ledger: the battle is here for review only\n", camp)
 			}
 			return nil
 		},

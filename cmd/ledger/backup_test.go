@@ -293,7 +293,7 @@ func TestImportRefusedAppendsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, who := range []app.Caller{{Token: "someone"}, {}} {
-		_, err := a.Ledger.As(who).Import(ctx, gx, app.ImportOptions{Trust: []string{fp}})
+		_, err := a.Ledger.As(who).ImportExport(ctx, gx, app.ImportOptions{Trust: []string{fp}})
 		var ae *app.Error
 		if !errors.As(err, &ae) || (ae.Kind != app.KindForbidden && ae.Kind != app.KindUnauthenticated) {
 			t.Errorf("an import by %+v: %v", who, err)
