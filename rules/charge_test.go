@@ -118,6 +118,14 @@ func TestReachOfIsTheChargeRange(t *testing.T) {
 	if c := findEvent[*ChargeDeclared](mustDecide(t, s, chargeCmd(t, "b1-inf1"), nil)); c == nil || c.Reach != reach.Charge {
 		t.Errorf("ReachOf %+v; the charge %+v", reach, c)
 	}
+	// The initiative range is the one C.15 refuses with.
+	evs, _ := setup(t)
+	far := given(evs...)
+	reach, _ = far.ReachOf("r1-inf1")
+	r = refused(t, far, cmd(t, CmdInitiativeTake, `{"unit":"r1-inf1","content":{"action":"move"}}`), nil, "C.15", "no_enemy_near")
+	if reach.Initiative != r.Numbers["range"] || reach.Initiative <= 0 {
+		t.Errorf("ReachOf %+v; the initiative refusal's numbers %v", reach, r.Numbers)
+	}
 	if _, ok := s.ReachOf("nobody"); ok {
 		t.Error("a reach for a unit that is not there")
 	}

@@ -52,6 +52,10 @@ func TestBrowserReach(t *testing.T) {
 	if r := evalIn[string](b, `document.querySelector('#overlay g.reach circle.reach-charge').dataset.r`); r != num(charge) {
 		t.Errorf("the charge range's ring of radius %s, want %v", r, charge)
 	}
+	// The initiative range, base to base: the base grown by it.
+	if r := evalIn[string](b, `document.querySelector('#overlay g.reach rect.reach-initiative').dataset.r`); r != num(reach["initiative"].(float64)) || reach["initiative"].(float64) <= 0 {
+		t.Errorf("the initiative range's outline %s, the state's %v", r, reach["initiative"])
+	}
 	b.shot("reach")
 
 	b.do("move tool", chromedp.Click(chromedp.CSS(`#do-move`)), chromedp.WaitVisible(chromedp.CSS(`#move-snap:checked`)))

@@ -338,6 +338,17 @@ export async function battleView(main, cid, bid) {
       rings.append(circle({ x: u.x, y: u.y }, k * per, "reach-move", "#0b57a4", "2 5"),
         m.text({ x: u.x, y: u.y + k * per }, t("page.reach.move", { n: k, d: length(per, meas) }), "reach-text", 11, -8));
     }
+    // The C.15 initiative range is measured base to base: the ring is the
+    // base grown by it on every side (an enemy base touching it is in
+    // range). In the command phase only, when initiative is taken.
+    const ir = u.reach.initiative;
+    if (ir > 0 && st.now.phase === "command") {
+      const [cx, cy] = m.pt({ x: u.x, y: u.y });
+      rings.append(svg("rect", { class: "reach-initiative", x: -(u.width / 2 + ir), y: -(u.depth / 2 + ir), width: u.width + 2 * ir, height: u.depth + 2 * ir, rx: ir, ry: ir,
+        transform: "translate(" + cx + "," + cy + ") rotate(" + u.facing + ")", fill: "none", stroke: "#6a1b9a", "stroke-width": 1.5, "stroke-dasharray": "1 4",
+        "vector-effect": "non-scaling-stroke", "data-r": String(ir) }),
+      m.text({ x: u.x - fwd.x * (u.depth / 2 + ir), y: u.y - fwd.y * (u.depth / 2 + ir) }, t("page.reach.initiative", { d: length(ir, meas) }), "reach-text", 11, 10));
+    }
     const c = u.reach.charge;
     rings.append(circle(leader, c, "reach-charge", "#b3261e", "9 5"),
       m.text({ x: leader.x + fwd.x * c, y: leader.y + fwd.y * c }, t("page.reach.charge", { d: length(c, meas) }), "reach-text", 11, 10));
