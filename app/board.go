@@ -39,6 +39,9 @@ type Board struct {
 	// roll; only its own side and the umpire see its orders before the rules
 	// reveal them.
 	FlankMarches []rules.FlankMarch `json:"flank_marches"`
+	// FlankZones are the edges the flank marches keep enemies from now
+	// (F.8), each with its strip, for the page to shade.
+	FlankZones []rules.EdgeZone `json:"flank_zones"`
 	// Disputes and Retractions are the battle's disputes and retraction
 	// requests (docs/disputes.md).
 	Disputes    []rules.Dispute        `json:"disputes"`
@@ -103,7 +106,7 @@ func board(key events.Key, s *rules.State, version, last uint64) Board {
 	b := Board{Campaign: key.Campaign, Battle: key.Battle, Name: s.Name, Status: s.Status, Turn: s.Turn,
 		PhasingSide: s.Phasing, Phase: s.Phase, Measurement: s.Measurement, TableWidth: s.Table.Width, TableDepth: s.Table.Depth,
 		Version: version, Last: last, Sides: []BoardSide{}, Units: []BoardUnit{}, Generals: []BoardGeneral{}, Terrain: []geom.Terrain{},
-		FlankMarches: append([]rules.FlankMarch{}, s.Flank.Marches...), Disputes: append([]rules.Dispute{}, s.Disputes.Disputes...),
+		FlankMarches: append([]rules.FlankMarch{}, s.Flank.Marches...), FlankZones: append([]rules.EdgeZone{}, s.FlankZones()...), Disputes: append([]rules.Dispute{}, s.Disputes.Disputes...),
 		Retractions: append([]rules.RetractRequest{}, s.Disputes.Retracts...), Ended: s.Status == rules.StatusEnded}
 	b.Terrain = append(b.Terrain, s.Terrain...)
 	for _, sd := range s.Sides {

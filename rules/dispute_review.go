@@ -199,13 +199,7 @@ func ReviewOf(before, after *State, cmd []Event, focus Event) Review {
 		}
 		rv.Nearest = nearestEnemies(after, u, rv.Target, n, rv.Gap)
 	}
-	for _, mr := range before.Flank.Marches {
-		if !mr.excludes() {
-			continue
-		}
-		d := rs.FlankMarch.EdgeExclusion.For(m)
-		rv.FlankEdges = append(rv.FlankEdges, EdgeZone{March: mr.N, Side: mr.Side, Edge: mr.Edge, Distance: d, Zone: edgeStrip(before.Table, mr.Edge, d)})
-	}
+	rv.FlankEdges = append(rv.FlankEdges, before.FlankZones()...)
 	return rv
 }
 

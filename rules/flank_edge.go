@@ -100,3 +100,20 @@ func (s *State) flankCourseRefusal(u *Unit, course []pose) *Refusal {
 	}
 	return nil
 }
+
+// FlankZones are the table edges flank marches keep enemies from now
+// (F.8), each with its strip: for drawing before a player moves (the page
+// shades them); the rules judge a move by flankBreach.
+func (s *State) FlankZones() []EdgeZone {
+	if s == nil || s.Ruleset == nil {
+		return nil
+	}
+	d := s.Ruleset.FlankMarch.EdgeExclusion.For(s.Measurement)
+	var out []EdgeZone
+	for _, m := range s.Flank.Marches {
+		if m.excludes() {
+			out = append(out, EdgeZone{March: m.N, Side: m.Side, Edge: m.Edge, Distance: d, Zone: edgeStrip(s.Table, m.Edge, d)})
+		}
+	}
+	return out
+}

@@ -142,7 +142,16 @@ func TestBrowserFlankMarchSealed(t *testing.T) {
 	}
 	marie.shot("flank-own")
 	karl.do("karl sees the edge live", chromedp.WaitVisible(chromedp.CSS(`#map line.flank-march[data-edge="west"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`#log li[data-type="flank.declared"]`)))
+		chromedp.WaitVisible(chromedp.CSS(`#log li[data-type="flank.declared"]`)),
+		// and the strip his units keep out of (F.8), as deep as the state says
+		chromedp.WaitVisible(chromedp.CSS(`#overlay g.flank-zone[data-edge="west"][data-side="french"]`)))
+	zs := ts.must(ts.do("GET", "/api/campaigns/demo/battles/aspern/state", ts.tokens["karl"], nil), 200).body["flank_zones"].([]any)
+	if len(zs) != 1 {
+		t.Fatalf("the state's flank zones: %v", zs)
+	}
+	if d, want := evalIn[string](karl, `document.querySelector('#overlay g.flank-zone').dataset.distance`), num(zs[0].(map[string]any)["distance"].(float64)); d != want || want == "0" {
+		t.Errorf("karl's map shades %s deep along the west edge; the state says %s", d, want)
+	}
 	karl.do("karl's flank tool", chromedp.Click(chromedp.CSS(`#do-flank`)), chromedp.WaitVisible(chromedp.CSS(`#flank-list li[data-march="1"]`)))
 	page := evalIn[string](karl, `document.documentElement.outerHTML`)
 	for _, s := range []string{"bde-secret", "Secret brigade", "gen-secret", "secret-1", "secret-2", "61.5"} {

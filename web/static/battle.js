@@ -109,6 +109,7 @@ export async function battleView(main, cid, bid) {
     dragEnd: pt => play && play.dragEnd(pt),
     overlay: (g, m) => {
       drawSelection(g, m);
+      drawFlankZones(g, m);
       drawFlankOrders(g, m);
       if (play && st.current === st.last) play.overlay(g, m);
     },
@@ -359,6 +360,25 @@ export async function battleView(main, cid, bid) {
   // state gives them its sealed orders), where each flank march they may
   // see in full will enter, and what marches; the opponent sees only the
   // edge, which the picture draws.
+  // drawFlankZones shades, at the battle's present, the strip along each
+  // edge a flank march keeps enemies from (F.8: the state's flank_zones,
+  // from the ruleset's edge_exclusion), so that nobody drags a unit into it
+  // before the ruler says no.
+  function drawFlankZones(g, m) {
+    if (st.current !== st.last) return;
+    for (const z of st.now.flank_zones || []) {
+      const pts = (z.zone || []).map(p => m.pt(p).join(",")).join(" ");
+      if (!pts) continue;
+      // Its words near one end of the strip: the middle holds the march's
+      // own label (the picture's).
+      let cx = z.zone.reduce((a, p) => a + p.x, 0) / z.zone.length, cy = z.zone.reduce((a, p) => a + p.y, 0) / z.zone.length;
+      if (z.edge === "west" || z.edge === "east") cy = (st.now.table_depth || 0) * 0.85; else cx = (st.now.table_width || 0) * 0.25;
+      g.append(svg("g", { class: "flank-zone", "data-edge": z.edge, "data-side": z.side, "data-distance": String(z.distance), "aria-hidden": "true" },
+        svg("polygon", { points: pts, fill: "#b3261e", "fill-opacity": 0.08, stroke: "#b3261e", "stroke-width": 1.5, "stroke-dasharray": "6 4", "vector-effect": "non-scaling-stroke" }),
+        m.text({ x: cx, y: cy }, t("page.flank.zone", { side: sideName(z.side), d: length(z.distance, st.now.measurement) }), "flank-zone-text", 11, 0)));
+    }
+  }
+
   function drawFlankOrders(g, m) {
     if (st.current !== st.last) return;
     for (const fm of st.now.flank_marches || []) {
