@@ -51,9 +51,11 @@ const ImportBatch = 1000
 // proven against the anchor, are trusted for this battle only
 // (Options.TrustImported keeps that in the key file). The battle's
 // campaign is not imported.
-// ImportMaxBytes bounds an export file given to Import: 256 MiB, some
-// fifty times a 2,000-event battle's export.
-const ImportMaxBytes = 256 << 20
+// ImportMaxBytes bounds an export file given to Import: 64 MiB, more
+// than ten times a 2,000-event battle's export. The file is read whole
+// into memory to be audited before anything is appended, so the bound is
+// the import's memory too (a few times the file).
+const ImportMaxBytes = 64 << 20
 
 // Import reads an export file from r (at most ImportMaxBytes) and imports
 // it (ImportExport): the door reads the file itself, so that the CLI

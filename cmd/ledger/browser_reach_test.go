@@ -85,4 +85,21 @@ func TestBrowserReach(t *testing.T) {
 	if a := evalIn[string](b, `document.getElementById("ruler-legal").textContent`); a != "✓ 2 actions" {
 		t.Errorf("the ruler says %q, want two actions", a)
 	}
+
+	// Without a network the ruler cannot ask the ledger: a move of 1.5
+	// actions is kept with the two actions its distance needs by the
+	// unit's reach (the reviewer saw it kept with one, and refused C.17
+	// once sent), and recorded so when the network returns.
+	cutNetwork(b, false)
+	b.do("a move without a network", typeInto(`#move-distance`, num(1.5*per)), typeInto(`#move-heading`, "0"),
+		chromedp.WaitVisible(chromedp.CSS(`#move-preview[data-state="offline"]`)),
+		chromedp.Click(chromedp.CSS(`#move-confirm`)),
+		chromedp.WaitVisible(chromedp.CSS(`#outbox li[data-command="unit.move"][data-state="waiting"]`)))
+	restoreNetwork(b)
+	b.do("sent when the network returns", chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="unit.move"] li[data-type="unit.moved"]`)))
+	evs := ts.must(ts.do("GET", "/api/campaigns/demo/battles/aspern/events", ts.tokens["uma"], nil), 200).body["events"].([]any)
+	last := evs[len(evs)-1].(map[string]any)
+	if p, _ := last["payload"].(map[string]any); last["type"] != "unit.moved" || p["actions_used"] != 2.0 {
+		t.Errorf("the queued move recorded as %v", last)
+	}
 }

@@ -596,9 +596,17 @@ export function mountPlay(box, ctx) {
       if (last && last.ok && last.at === JSON.stringify(g)) {
         r = await send(command, body(last.actions), { holder });
       } else {
-        // Sent before the ruler's dry run answered: try the fewest actions
-        // first; a refusal appends nothing.
-        for (const a of tries()) {
+        // Sent before the ruler's dry run answered (or without a network,
+        // when it cannot): from the fewest actions the distance needs by
+        // the unit's reach (C.17), the fewest first; a refusal appends
+        // nothing. Queued without a network, the first is what is kept.
+        const need = per > 0 && commandPhase && kind !== "turn" ? Math.max(1, Math.ceil(Math.hypot(g.x - start.x, g.y - start.y) / per - 1e-9)) : 1;
+        let seq = tries();
+        if (need > 1) {
+          const enough = seq.filter(a => a >= need);
+          seq = enough.length ? enough : [need];
+        }
+        for (const a of seq) {
           r = await send(command, body(a), { holder });
           if (r.ok || !/too_far|allow/.test((r.error && r.error.code) || "")) break;
         }
