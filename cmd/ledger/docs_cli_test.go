@@ -21,6 +21,9 @@ import (
 // command or a flag the program does not have.
 func TestDocsCommandLines(t *testing.T) {
 	root := (&cli{v: viper.New()}).rootCommand()
+	// cobra adds its "help" command when it runs; the documents show
+	// `ledger help COMMAND` too.
+	root.InitDefaultHelpCmd()
 	root.InitDefaultHelpFlag()
 	root.InitDefaultVersionFlag()
 	files := []string{"../../README.md"}
