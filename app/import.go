@@ -162,6 +162,11 @@ func importAudit(x *audit.Export, ring *events.Keyring, named []string) (*audit.
 	var anchors []string
 	for _, fp := range named {
 		if fp = strings.TrimSpace(fp); fp != "" {
+			// A key written wrong is said so, not taken for a file that
+			// fails its audit.
+			if !isHeadHash(strings.ToLower(fp)) {
+				return nil, fmt.Errorf("the key %.80q given with --key is not a key's fingerprint: 16 to 64 hexadecimal digits, as the exporting ledger's audit or page shows it", fp)
+			}
 			anchors = append(anchors, fp)
 		}
 	}

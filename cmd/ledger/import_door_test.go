@@ -51,6 +51,11 @@ func TestImportBesideTheServer(t *testing.T) {
 	}
 
 	op := &testCLI{t: t, cfg: ts.cfg}
+	// A key written too short is named as such (a reviewer read "no key
+	// named with --key ... proves it", as if the file had failed).
+	if code, _, errs := op.run("import", "-f", exp, "--key", fp[:4]); code != exitCheck || !strings.Contains(errs, "is not a key's fingerprint") || strings.Contains(errs, "proves it") {
+		t.Errorf("a 4-digit --key: exit %d: %s", code, errs)
+	}
 	if code, _, errs := op.run("import", "-f", forged, "--key", fp); code != exitCheck || !strings.Contains(errs, "nothing") {
 		t.Fatalf("the forged export beside the server: exit %d: %s", code, errs)
 	}
