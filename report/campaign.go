@@ -72,7 +72,7 @@ func BuildCampaign(ctx context.Context, api app.API, cat *i18n.Catalogue, id str
 func (c *Campaign) t(key string) string { return c.cat.Text(c.Lang, "report."+key) }
 
 // Pictures are every battle's pictures, each named with its battle's id
-// first (b1-001-turn-1-french.svg), as the campaign's post names them.
+// first (b1-001-turn-1-french.png), as the campaign's post names them.
 func (c *Campaign) Pictures() []Picture {
 	var out []Picture
 	for _, r := range c.Battles {

@@ -81,7 +81,7 @@ func (r *Report) document() []block {
 	}
 	if r.Ended && len(r.Pictures) > 0 {
 		last := len(r.Pictures) - 1
-		if r.Pictures[last].Version == r.Last && strings.HasSuffix(r.Pictures[last].Name, "-end.svg") {
+		if r.Pictures[last].Version == r.Last && r.endPicture {
 			d = append(d, block{kind: bSubheading, id: "end", text: r.t("end_picture")})
 			d = append(d, block{kind: bFigure, pic: last})
 		}

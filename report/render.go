@@ -6,6 +6,8 @@ import (
 	"html"
 	"io"
 	"strings"
+
+	"github.com/clubledger/ledger/picture"
 )
 
 // Write writes the report in format (HTML, BBCode or Markdown). HTML is
@@ -275,11 +277,18 @@ func (r *Report) WritePictures(create func(name string) (io.WriteCloser, error))
 
 func writePictures(pictures []Picture, create func(name string) (io.WriteCloser, error)) error {
 	for _, p := range pictures {
+		data := p.SVG
+		if strings.HasSuffix(p.Name, "."+PNG) {
+			var err error
+			if data, err = picture.PNG(p.SVG); err != nil {
+				return fmt.Errorf("%s: %w", p.Name, err)
+			}
+		}
 		f, err := create(p.Name)
 		if err != nil {
 			return err
 		}
-		if _, err := f.Write(p.SVG); err != nil {
+		if _, err := f.Write(data); err != nil {
 			f.Close()
 			return err
 		}

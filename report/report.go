@@ -57,7 +57,20 @@ type Options struct {
 	// MaxPictures, when above 0 and below MaxPictures, bounds the
 	// pictures further.
 	MaxPictures int
+	// PictureFormat is the pictures' files beside a forum post: PNG (the
+	// default: forums rarely show an SVG attachment) or SVG. The HTML
+	// report inlines the SVG either way.
+	PictureFormat string
 }
+
+// The pictures' formats beside a forum post (Options.PictureFormat).
+const (
+	PNG = "png"
+	SVG = "svg"
+)
+
+// PictureFormats are the formats a forum post's pictures are written in.
+var PictureFormats = []string{PNG, SVG}
 
 // Report is one battle's after-action report, as one caller may see it.
 type Report struct {
@@ -103,6 +116,10 @@ type Report struct {
 	Withheld int `json:"withheld"`
 
 	cat *i18n.Catalogue
+	// pictureFormat is the pictures' files' (PNG or SVG); endPicture says
+	// that the last picture is the battle's end.
+	pictureFormat string
+	endPicture    bool
 }
 
 // Side is one side: its name, its players and its commanders.
@@ -148,7 +165,7 @@ type Moment struct {
 
 // Picture is one picture of the report.
 type Picture struct {
-	Name    string `json:"name"` // file name: 03-turn-2.svg
+	Name    string `json:"name"` // file name: 003-turn-2-french.png
 	Caption string `json:"caption"`
 	Version uint64 `json:"version"`
 	SVG     []byte `json:"-"`
@@ -174,6 +191,9 @@ func begin(ctx context.Context, cat *i18n.Catalogue, opt Options) (string, error
 	}
 	if ctx.Err() != nil {
 		return "", context.Cause(ctx)
+	}
+	if opt.PictureFormat != "" && !slices.Contains(PictureFormats, opt.PictureFormat) {
+		return "", fmt.Errorf("report: picture format %q: png or svg", opt.PictureFormat)
 	}
 	if !i18n.Supported(opt.Lang) {
 		return "en", nil
@@ -208,7 +228,7 @@ func Build(ctx context.Context, api app.API, cat *i18n.Catalogue, key events.Key
 	r := &Report{Key: key, Name: end.Name, Lang: lang, Status: end.Status, Ended: end.Ended, Turn: end.Turn,
 		Measurement: end.Measurement, TableWidth: end.TableWidth, TableDepth: end.TableDepth,
 		Disputes: end.Disputes, FlankMarches: end.FlankMarches, Head: page.Head, Last: page.Last, Chain: page.Chain,
-		Events: len(page.Events), cat: cat}
+		Events: len(page.Events), cat: cat, pictureFormat: cmp.Or(opt.PictureFormat, PNG)}
 	if r.Name == "" {
 		r.Name = key.Battle
 	}
@@ -419,7 +439,7 @@ func (r *Report) draw(ctx context.Context, api app.API, key events.Key, scale fl
 				return err
 			}
 			t.Picture = n
-			r.Pictures[n].Name = fmt.Sprintf("%03d-turn-%d-%s.svg", n+1, t.Turn, fileSafe(t.Side))
+			r.Pictures[n].Name = fmt.Sprintf("%03d-turn-%d-%s.%s", n+1, t.Turn, fileSafe(t.Side), r.pictureFormat)
 			continue
 		}
 		m := &r.Moments[w.moment]
@@ -432,14 +452,15 @@ func (r *Report) draw(ctx context.Context, api app.API, key events.Key, scale fl
 			return err
 		}
 		m.Picture = n
-		r.Pictures[n].Name = fmt.Sprintf("%03d-%s-%d.svg", n+1, strings.ReplaceAll(m.Kind, "_", "-"), m.Version)
+		r.Pictures[n].Name = fmt.Sprintf("%03d-%s-%d.%s", n+1, strings.ReplaceAll(m.Kind, "_", "-"), m.Version, r.pictureFormat)
 	}
 	if r.Ended {
 		n, err := add(app.PictureQuery{Version: r.Last}, r.t("end_picture"), r.Last)
 		if err != nil {
 			return err
 		}
-		r.Pictures[n].Name = fmt.Sprintf("%03d-end.svg", n+1)
+		r.Pictures[n].Name = fmt.Sprintf("%03d-end.%s", n+1, r.pictureFormat)
+		r.endPicture = true
 	}
 	return nil
 }

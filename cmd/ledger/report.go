@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +19,7 @@ func init() {
 }
 
 func (c *cli) reportCommand() *cobra.Command {
-	var format, file, pictures string
+	var format, file, pictures, pictureFormat string
 	var maxPictures int
 	cmd := &cobra.Command{
 		Use:   "report CAMPAIGN/BATTLE | report CAMPAIGN",
@@ -34,8 +35,9 @@ ledger audit command that checks the report against the ledger.
 --format html (the default) is one self-contained file: pictures inline as
 SVG, nothing loaded from the network, ready to print to PDF. --format
 bbcode (phpBB) and --format markdown are a forum post: its pictures are
-written as SVG files beside it (--pictures DIR; default: the folder of -f),
-named as the post names them. --lang ru writes it in Russian. A player's
+written as PNG files beside it (--pictures DIR; default: the folder of -f),
+named as the post names them, ready to attach (--picture-format svg writes
+SVG instead). --lang ru writes it in Russian. A player's
 report before the battle ends leaves out what the player may not see, as
 every other view does. With CAMPAIGN alone, the whole campaign: its
 standings, then each battle's report (its first 50 battles).`,
@@ -47,6 +49,9 @@ standings, then each battle's report (its first 50 battles).`,
 			}
 			if !slices.Contains(report.Formats, format) {
 				return usagef("--format %q: html, bbcode or markdown", format)
+			}
+			if !slices.Contains(report.PictureFormats, pictureFormat) {
+				return usagef("--picture-format %q: png or svg", pictureFormat)
 			}
 			if maxPictures < 0 {
 				return usagef("--max-pictures %d: 0 (the bound, %d) or more", maxPictures, report.MaxPictures)
@@ -60,7 +65,7 @@ standings, then each battle's report (its first 50 battles).`,
 				return err
 			}
 			defer release()
-			opt := report.Options{Lang: c.lang(), MaxPictures: maxPictures}
+			opt := report.Options{Lang: c.lang(), MaxPictures: maxPictures, PictureFormat: pictureFormat}
 			var rep interface {
 				Write(io.Writer, string) error
 				WritePictures(func(string) (io.WriteCloser, error)) error
@@ -114,7 +119,7 @@ standings, then each battle's report (its first 50 battles).`,
 				w := c.words()
 				fmt.Fprintln(c.stdout, w.t("report.written", "file", file))
 				if pictures != "" && format != report.HTML {
-					fmt.Fprintln(c.stdout, w.t("report.pictures", "n", npictures))
+					fmt.Fprintln(c.stdout, w.t("report.pictures", "n", npictures, "format", strings.ToUpper(pictureFormat)))
 				}
 			}
 			return nil
@@ -122,7 +127,8 @@ standings, then each battle's report (its first 50 battles).`,
 	}
 	cmd.Flags().StringVar(&format, "format", report.HTML, "html (one self-contained file), bbcode (phpBB) or markdown")
 	cmd.Flags().StringVarP(&file, "file", "f", "", "write the report to this file (default: standard output)")
-	cmd.Flags().StringVar(&pictures, "pictures", "", "with bbcode or markdown: write the pictures (SVG) into this folder (default: the folder of -f)")
+	cmd.Flags().StringVar(&pictures, "pictures", "", "with bbcode or markdown: write the pictures into this folder (default: the folder of -f)")
+	cmd.Flags().StringVar(&pictureFormat, "picture-format", report.PNG, "the pictures' files beside a forum post: png (for the forum) or svg")
 	cmd.Flags().IntVar(&maxPictures, "max-pictures", 0, "draw at most this many pictures (0: the report's bound)")
 	return cmd
 }

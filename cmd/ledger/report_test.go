@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -550,8 +551,10 @@ func splitRow(l string) []string {
 // TestReportForumPosts writes the Aspern example as a BBCode and a
 // Markdown post: tags balanced and known to phpBB, the Markdown's
 // structure whole, the same narrative in both (every event's number),
-// and each picture they name written beside the post as an SVG file that
-// encoding/xml reads, as many as the HTML report draws.
+// and each picture they name written beside the post, as many as the HTML
+// report draws: PNG files by default (the BBCode post here), SVG files with
+// --picture-format svg (the Markdown post), each one that its decoder
+// reads (image/png, encoding/xml).
 func TestReportForumPosts(t *testing.T) {
 	c := newCLI(t)
 	c.ok("play", "../../examples/aspern-turn.yaml")
@@ -562,8 +565,12 @@ func TestReportForumPosts(t *testing.T) {
 	for _, format := range []string{"bbcode", "markdown"} {
 		sub := filepath.Join(dir, format)
 		file := filepath.Join(sub, "post.txt")
-		out := c.ok("report", battle, "--format", format, "-f", file)
-		if !strings.Contains(out, "pictures written beside it") {
+		args, ext := []string{"report", battle, "--format", format, "-f", file}, ".png"
+		if format == "markdown" {
+			args, ext = append(args, "--picture-format", "svg"), ".svg"
+		}
+		out := c.ok(args...)
+		if !strings.Contains(out, "pictures written beside it ("+strings.ToUpper(ext[1:])+")") {
 			t.Errorf("%s: %s", format, out)
 		}
 		b, err := os.ReadFile(file)
@@ -581,12 +588,20 @@ func TestReportForumPosts(t *testing.T) {
 			t.Errorf("%s: %d pictures named, want %d", format, len(files), turns+moments+1)
 		}
 		for _, f := range files {
-			svg, err := os.ReadFile(filepath.Join(sub, f))
+			b, err := os.ReadFile(filepath.Join(sub, f))
 			if err != nil {
 				t.Errorf("%s: %v", format, err)
 				continue
 			}
-			if err := xml.Unmarshal(svg, new(struct {
+			if filepath.Ext(f) != ext {
+				t.Errorf("%s: the post names %s, want a %s file", format, f, ext)
+				continue
+			}
+			if ext == ".png" {
+				if cfg, err := png.DecodeConfig(bytes.NewReader(b)); err != nil || cfg.Width < 200 || cfg.Height < 100 {
+					t.Errorf("%s: %s is no PNG of a battlefield: %+v %v", format, f, cfg, err)
+				}
+			} else if err := xml.Unmarshal(b, new(struct {
 				XMLName xml.Name `xml:"svg"`
 			})); err != nil {
 				t.Errorf("%s: %s is no SVG: %v", format, f, err)
@@ -604,6 +619,9 @@ func TestReportForumPosts(t *testing.T) {
 	}
 	if code, _, errs := c.run("report", battle, "--format", "pdf"); code != exitUsage || !strings.Contains(errs, "html, bbcode or markdown") {
 		t.Errorf("--format pdf: exit %d %s", code, errs)
+	}
+	if code, _, errs := c.run("report", battle, "--format", "bbcode", "--picture-format", "gif"); code != exitUsage || !strings.Contains(errs, "png or svg") {
+		t.Errorf("--picture-format gif: exit %d %s", code, errs)
 	}
 }
 
