@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/clubledger/ledger/picture"
 )
@@ -275,25 +277,38 @@ func (r *Report) WritePictures(create func(name string) (io.WriteCloser, error))
 	return writePictures(r.Pictures, create)
 }
 
+// writePictures paints the PNG pictures a batch at a time, one per core
+// (painting is most of the time of a post's pictures: about 20 ms each
+// here), and writes each batch in the report's order.
 func writePictures(pictures []Picture, create func(name string) (io.WriteCloser, error)) error {
-	for _, p := range pictures {
-		data := p.SVG
-		if strings.HasSuffix(p.Name, "."+PNG) {
-			var err error
-			if data, err = picture.PNG(p.SVG); err != nil {
-				return fmt.Errorf("%s: %w", p.Name, err)
+	batch := max(1, runtime.GOMAXPROCS(0))
+	data := make([][]byte, batch)
+	errs := make([]error, batch)
+	for start := 0; start < len(pictures); start += batch {
+		part := pictures[start:min(start+batch, len(pictures))]
+		var wg sync.WaitGroup
+		for i, p := range part {
+			data[i], errs[i] = p.SVG, nil
+			if strings.HasSuffix(p.Name, "."+PNG) {
+				wg.Go(func() { data[i], errs[i] = picture.PNG(p.SVG) })
 			}
 		}
-		f, err := create(p.Name)
-		if err != nil {
-			return err
-		}
-		if _, err := f.Write(data); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
+		wg.Wait()
+		for i, p := range part {
+			if errs[i] != nil {
+				return fmt.Errorf("%s: %w", p.Name, errs[i])
+			}
+			f, err := create(p.Name)
+			if err != nil {
+				return err
+			}
+			if _, err := f.Write(data[i]); err != nil {
+				f.Close()
+				return err
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -825,6 +825,16 @@ func BenchmarkReport2000Events(b *testing.B) {
 	b.ReportMetric(float64(pictures), "pictures")
 	b.Logf("report of %d events: %s, %d bytes, %d pictures (%d turns, %d decisive moments, %d of them unpictured by the bound)",
 		n, took.Round(time.Millisecond), size, pictures, len(last.Turns), len(last.Moments), last.Unpictured)
+	// A forum post's pictures are painted as PNG when they are written
+	// (WritePictures), beyond the report itself: timed once, apart.
+	var pngBytes counter
+	t0 := time.Now()
+	if err := last.WritePictures(func(string) (io.WriteCloser, error) { return &pngBytes, nil }); err != nil {
+		b.Fatal(err)
+	}
+	painted := time.Since(t0)
+	b.ReportMetric(float64(painted.Milliseconds()), "png-ms")
+	b.Logf("its %d pictures painted as PNG for a forum post: %s, %d bytes", pictures, painted.Round(time.Millisecond), int64(pngBytes))
 }
 
 // playLeagueBattle plays a league battle (loadgen) of at least events
@@ -1020,3 +1030,9 @@ func TestReportPictureBound(t *testing.T) {
 		t.Errorf("--max-pictures -1: exit %d %s", code, errs)
 	}
 }
+
+// counter is a writer that counts the bytes written to it.
+type counter int64
+
+func (c *counter) Write(p []byte) (int, error) { *c += counter(len(p)); return len(p), nil }
+func (c *counter) Close() error                { return nil }
