@@ -64,6 +64,23 @@ func (r *Report) document() []block {
 	}
 	d = append(d, block{kind: bTable, head: []string{r.t("col.side"), r.t("col.players"), r.t("col.c_in_c"), r.t("col.generals"), r.t("col.units")}, rows: rows})
 
+	if len(r.Order) > 0 {
+		h2("order-of-battle", "order_of_battle")
+		p(r.t("order_rule"))
+		rows = nil
+		for _, m := range r.Order {
+			what := r.term("type", m.Type)
+			switch {
+			case m.CInC:
+				what = r.t("col.c_in_c")
+			case m.Type == "":
+				what = r.t("general")
+			}
+			rows = append(rows, []string{r.sideName(m.Side), m.Brigade, m.ID, m.Name, what})
+		}
+		d = append(d, block{kind: bTable, head: []string{r.t("col.side"), r.t("col.brigade"), r.t("col.id"), r.t("col.name"), r.t("col.type")}, rows: rows})
+	}
+
 	h2("narrative", "narrative")
 	if len(r.Prelude) > 0 {
 		d = append(d, block{kind: bSubheading, id: "prelude", text: r.t("prelude")})

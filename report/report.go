@@ -101,6 +101,9 @@ type Report struct {
 	Disputes     []rules.Dispute    `json:"disputes"`
 	FlankMarches []rules.FlankMarch `json:"flank_marches"`
 	Losses       []Loss             `json:"losses"`
+	// Order is the order of battle: every general and unit the caller may
+	// see, by side and brigade, with the id the narrative names them by.
+	Order []Member `json:"order_of_battle"`
 	// Score is the last battle.scored (or battle.rescored) the caller may
 	// read; nil before the battle is scored.
 	Score     *rules.BattleScored `json:"score,omitempty"`
@@ -169,6 +172,17 @@ type Picture struct {
 	Caption string `json:"caption"`
 	Version uint64 `json:"version"`
 	SVG     []byte `json:"-"`
+}
+
+// Member is one general or unit of the order of battle: its id (as the
+// narrative names it), its name and its type ("" for a general).
+type Member struct {
+	Side    string `json:"side"`
+	Brigade string `json:"brigade,omitempty"`
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Type    string `json:"type,omitempty"`
+	CInC    bool   `json:"c_in_c,omitempty"`
 }
 
 // Loss is one unit that suffered: its casualty markers and status at the
@@ -287,6 +301,34 @@ func (r *Report) sides(b app.Board, people []app.Person) {
 			}
 		}
 		r.Sides = append(r.Sides, sd)
+	}
+	r.order(b)
+}
+
+// order is the order of battle, side by side as the board gives them:
+// the commander-in-chief, then each brigade's general and its units.
+func (r *Report) order(b app.Board) {
+	for _, s := range b.Sides {
+		var brigades []string
+		for _, g := range b.Generals {
+			if g.Side != s.Side {
+				continue
+			}
+			r.Order = append(r.Order, Member{Side: g.Side, Brigade: g.Brigade, ID: g.General, Name: g.Name, CInC: g.CInC})
+			if !g.CInC {
+				brigades = append(brigades, g.Brigade)
+				for _, u := range b.Units {
+					if u.Side == s.Side && u.Brigade == g.Brigade {
+						r.Order = append(r.Order, Member{Side: u.Side, Brigade: u.Brigade, ID: u.Unit, Name: u.Name, Type: u.Type})
+					}
+				}
+			}
+		}
+		for _, u := range b.Units { // units of no brigade with a general
+			if u.Side == s.Side && !slices.Contains(brigades, u.Brigade) {
+				r.Order = append(r.Order, Member{Side: u.Side, Brigade: u.Brigade, ID: u.Unit, Name: u.Name, Type: u.Type})
+			}
+		}
 	}
 }
 

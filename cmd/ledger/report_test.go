@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -271,7 +272,8 @@ func TestReportExamples(t *testing.T) {
 // followed by its picture and each decisive moment's line holding its
 // own; every event told but the dice's bookkeeping; the battle's head
 // (the last event's hash in ledger log) named, and `ledger audit --head`
-// passing on it. It returns the parsed report, the log and the number of
+// passing on it; the order of battle holding every general and unit
+// deployed, by id and name. It returns the parsed report, the log and the number of
 // decisive moments.
 func checkHTMLReport(t *testing.T, c *testCLI, battle string) (*html.Node, []logEvent, int) {
 	t.Helper()
@@ -334,6 +336,42 @@ func checkHTMLReport(t *testing.T, c *testCLI, battle string) (*html.Node, []log
 	}
 	if told != len(evs)-untold {
 		t.Errorf("%d events told, want %d (%d events, %d of the dice's bookkeeping)", told, len(evs)-untold, len(evs), untold)
+	}
+	// The order of battle names every general and unit deployed, by the
+	// id the narrative uses and the name the army list gave it.
+	order := section(root, "order-of-battle")
+	named := 0
+	for _, e := range evs {
+		if e.Type != "army.deployed" {
+			continue
+		}
+		var dep struct {
+			CInC     struct{ ID, Name string } `json:"c_in_c"`
+			Brigades []struct {
+				General struct{ ID, Name string }
+				Units   []struct{ ID, Name string }
+			}
+		}
+		if err := json.Unmarshal(e.Payload, &dep); err != nil {
+			t.Fatal(err)
+		}
+		members := []struct{ ID, Name string }{dep.CInC}
+		for _, b := range dep.Brigades {
+			members = append(members, b.General)
+			members = append(members, b.Units...)
+		}
+		for _, m := range members {
+			if m.ID == "" {
+				continue
+			}
+			named++
+			if !slices.ContainsFunc(order, func(row []string) bool { return len(row) == 5 && row[2] == m.ID && row[3] == m.Name }) {
+				t.Errorf("the order of battle has no row for %s (%q): %v", m.ID, m.Name, order)
+			}
+		}
+	}
+	if named == 0 {
+		t.Error("no general or unit deployed: the order of battle is not checked")
 	}
 	head := evs[len(evs)-1].Hash
 	if len(head) != 64 || !strings.Contains(doc, head) || !strings.Contains(doc, `<meta name="ledger-head" content="`+head+`">`) {
