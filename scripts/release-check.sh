@@ -8,7 +8,7 @@
 # It needs Go, jq, file and unzip, Debian's cross compilers for cgo (gcc-aarch64-linux-gnu,
 # gcc-mingw-w64-x86-64; installed here when missing and run as root) and
 # the module proxy: goreleaser and cyclonedx-gomod are built at the pinned
-# versions below into $LEDGER_RELEASE_TOOLS (default ~/.cache/ledger-release),
+# versions below into $RELEASE_TOOLS_DIR (default ~/.cache/ledger-release),
 # outside the ledger's go.mod. The first run builds goreleaser (about 4.5
 # minutes on 2 cores), then the snapshot builds SQLite with cgo for three
 # targets (minutes more): too long for .ci/run's 15 minutes, so it is run
@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 
 GORELEASER_VERSION=v2.17.0
 CYCLONEDX_GOMOD_VERSION=v1.10.0
-tools="${LEDGER_RELEASE_TOOLS:-$HOME/.cache/ledger-release}"
+tools="${RELEASE_TOOLS_DIR:-$HOME/.cache/ledger-release}"
 mkdir -p "$tools"
 export GOBIN="$tools"
 export PATH="$tools:/usr/local/go/bin:$PATH"
