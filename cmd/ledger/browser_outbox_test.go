@@ -10,9 +10,22 @@ import (
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
+
+// byRuleParams are Network.emulateNetworkConditionsByRule's parameters as
+// both the Chromium that cdproto v0.159 describes and Chromium 148 take
+// them: 148 wants "offline" beside the rules (without it every call is
+// "Invalid parameters", -32602), the older one in each rule; each ignores
+// the other's.
+type byRuleParams struct {
+	Offline                  bool                  `json:"offline"`
+	MatchedNetworkConditions []*network.Conditions `json:"matchedNetworkConditions"`
+}
+
+var emulateByRule = cdp.Command[byRuleParams, network.EmulateNetworkConditionsByRuleResult]{Method: network.CommandEmulateNetworkConditionsByRule}
 
 // cutNetwork makes the tab's network fail as a phone's does when the
 // club's Wi-Fi drops (every request fails, navigator.onLine is false, the
@@ -28,7 +41,8 @@ func cutNetwork(b *tab, commandsOnly bool) {
 	if _, err := chromedp.Call(b.ctx, network.Enable, network.EnableParams{}); err != nil {
 		b.t.Fatal(err)
 	}
-	if _, err := chromedp.Call(b.ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+	if _, err := chromedp.Call(b.ctx, emulateByRule, byRuleParams{
+		Offline:                  true,
 		MatchedNetworkConditions: []*network.Conditions{{URLPattern: pattern, Offline: true, DownloadThroughput: -1, UploadThroughput: -1}},
 	}); err != nil {
 		b.t.Fatalf("cut the network: %v", err)
@@ -40,7 +54,7 @@ func cutNetwork(b *tab, commandsOnly bool) {
 
 func restoreNetwork(b *tab) {
 	b.t.Helper()
-	if _, err := chromedp.Call(b.ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{MatchedNetworkConditions: []*network.Conditions{}}); err != nil {
+	if _, err := chromedp.Call(b.ctx, emulateByRule, byRuleParams{MatchedNetworkConditions: []*network.Conditions{}}); err != nil {
 		b.t.Fatalf("restore the network: %v", err)
 	}
 	if _, err := chromedp.Call(b.ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: false, DownloadThroughput: -1, UploadThroughput: -1}); err != nil {
