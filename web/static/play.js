@@ -567,6 +567,8 @@ export function mountPlay(box, ctx) {
           const ev = last.events.find(e => e.type === "unit.moved" || e.type === "unit.marched") || {};
           const used = (ev.payload && ev.payload.actions_used) || last.actions;
           parts.push(el("span", { class: "legal", id: "ruler-legal", text: "✓ " + (used ? t("page.move.actions", { n: used }) : t("page.preview.legal")) }));
+          const stop = stopOf(last);
+          if (stop) parts.push(el("span", { class: "short", id: "ruler-short", "data-enemy": stop.enemy, text: t("page.review.path_short", { short: length(stop.short, M()), enemy: stop.name }) }));
         } else if (last.error) {
           parts.push(el("span", { class: "illegal", id: "ruler-illegal", "data-rule": last.error.rule || "", "data-code": last.error.code || "",
             text: "✗ " + t("page.preview.refused") + (last.error.rule ? " (" + last.error.rule + ")" : "") }));
@@ -575,6 +577,17 @@ export function mountPlay(box, ctx) {
         parts.push(el("span", { class: "muted", text: "…" }));
       }
       fill(readout, ...parts);
+    }
+    // stopOf is where the dry run says the move stops short of an enemy
+    // (C.9: a unit without a charge order stops the contact gap short):
+    // its base there, the gap and the enemy; null when it goes where it
+    // was put.
+    function stopOf(r) {
+      const ev = r && r.ok && (r.events || []).find(e => e.type === "unit.moved") || null;
+      const p = ev && ev.payload;
+      if (!p || !p.stopped_short || !p.to) return null;
+      const o = unit(p.enemy);
+      return { base: p.to, short: p.short, enemy: p.enemy, name: o ? (o.name || o.unit) : p.enemy };
     }
     function changed() {
       fromFields();
@@ -674,6 +687,13 @@ export function mountPlay(box, ctx) {
           if (ok === "ok") more.push({ text: "✓ " + t("page.move.actions", { n: last.actions || ((last.events[0] || {}).payload || {}).actions_used || 0 }), cls: "legal" });
           if (ok === "bad") more.push({ text: "✗ " + shorten(errorText(last.error), 44), cls: "illegal" });
           o.append(m.ruler(start, { x: g.x, y: g.y }, length(Math.hypot(g.x - start.x, g.y - start.y), M()), "move-ruler", ok === "bad" ? "#d32f2f" : "#0b57a4", more));
+          // Where C.9 stops it: its base there, marked, with the gap.
+          const stop = ok === "ok" ? stopOf(last) : null;
+          if (stop) {
+            const at = m.base(stop.base, "move-stop", "#ef6c00");
+            at.dataset.x = String(stop.base.center.x); at.dataset.y = String(stop.base.center.y); at.dataset.enemy = stop.enemy;
+            o.append(at, m.text(stop.base.center, "C.9: " + length(stop.short, M()), "move-stop-label", 12, -16));
+          }
         }
       },
     };

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserMoveStopsShort: at Aspern marie moves the 2/26e straight at
+// the jaeger, typed as a distance toward it (issue 26: "shows ... where
+// C.9 would stop it"). Before she confirms, the ruler says it stops the
+// contact gap short of the jaeger (C.9) and the map draws its base where
+// it would stop; once confirmed, the log's unit.moved stopped short
+// exactly there.
+func TestBrowserMoveStopsShort(t *testing.T) {
+	ts := peopleServer(t)
+	aspern(t, ts, "", "unit.reform")
+	st := ts.must(ts.do("GET", "/api/campaigns/demo/battles/aspern/state", ts.tokens["marie"], nil), 200)
+	centre := map[string][2]float64{}
+	for _, x := range st.body["units"].([]any) {
+		u := x.(map[string]any)
+		centre[u["unit"].(string)] = [2]float64{u["x"].(float64), u["y"].(float64)}
+	}
+	from, to := centre["2-leger"], centre["jaeger"]
+	d := math.Hypot(to[0]-from[0], to[1]-from[1])
+	if d == 0 {
+		t.Fatalf("the 2/26e and the jaeger in the state: %v", centre)
+	}
+
+	b := browser(t)("marie")
+	b.open(ts, "marie", "/c/demo/b/aspern?lang=en", "#play #turn-text[data-phase=command]", 1280, 900)
+	tapUnit(b, "2-leger")
+	b.do("move tool", chromedp.Click(chromedp.CSS(`#do-move`)), chromedp.WaitVisible(chromedp.CSS(`#move-toward`)))
+	b.do("toward the jaeger, as far as its centre",
+		chromedp.SetValue(chromedp.CSS(`#move-toward`), "jaeger"),
+		void(chromedp.Evaluate[any](`document.getElementById("move-toward").dispatchEvent(new Event("change"))`)),
+		typeInto(`#move-distance`, strconv.FormatFloat(d, 'f', 2, 64)),
+		chromedp.WaitVisible(chromedp.CSS(`#ruler-short`)),
+		chromedp.WaitVisible(chromedp.CSS(`#overlay g.move-stop`)))
+	if e := evalIn[string](b, `document.getElementById("ruler-short").dataset.enemy`); e != "jaeger" {
+		t.Errorf("the ruler stops it short of %q, want the jaeger", e)
+	}
+	if s := evalIn[string](b, `document.getElementById("ruler-short").textContent`); !regexpC9.MatchString(s) {
+		t.Errorf("the ruler says %q, want 'stopped … short of … (C.9)'", s)
+	}
+	drawnX, _ := strconv.ParseFloat(evalIn[string](b, `document.querySelector("#overlay g.move-stop").dataset.x`), 64)
+	drawnY, _ := strconv.ParseFloat(evalIn[string](b, `document.querySelector("#overlay g.move-stop").dataset.y`), 64)
+	b.shot("stops-short")
+	b.do("confirm", chromedp.Click(chromedp.CSS(`#move-confirm`)),
+		chromedp.WaitVisible(chromedp.CSS(`#play-result .ok[data-command="unit.move"] li[data-type="unit.moved"]`)))
+	evs := ts.must(ts.do("GET", "/api/campaigns/demo/battles/aspern/events", ts.tokens["uma"], nil), 200).body["events"].([]any)
+	last := evs[len(evs)-1].(map[string]any)
+	p, _ := last["payload"].(map[string]any)
+	if last["type"] != "unit.moved" || p["stopped_short"] != true || p["enemy"] != "jaeger" {
+		t.Fatalf("the move recorded as %v", last)
+	}
+	c := p["to"].(map[string]any)["center"].(map[string]any)
+	if math.Abs(c["x"].(float64)-drawnX) > 1e-6 || math.Abs(c["y"].(float64)-drawnY) > 1e-6 {
+		t.Errorf("the map drew the stop at (%v, %v); the unit stopped at (%v, %v)", drawnX, drawnY, c["x"], c["y"])
+	}
+}
+
+var regexpC9 = regexp.MustCompile(`^stopped \d+(\.\d+)? (cm|") short of .+ \(C\.9\)$`)
