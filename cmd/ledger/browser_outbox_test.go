@@ -214,15 +214,31 @@ func TestBrowserInstallable(t *testing.T) {
 	b.open(ts, "marie", page, "#play #turn-text[data-phase=command]", 400, 860) // its copy of the shell made
 
 	cutNetwork(b, false)
+	before := ts.lastVersion2("aspern")
+	tapUnit(b, "1-leger")
+	b.do("decline the initiative without a network", chromedp.Click(chromedp.CSS(`#do-initiative`)),
+		chromedp.Click(chromedp.CSS(`#init-decline`)),
+		chromedp.WaitVisible(chromedp.CSS(`#outbox li[data-command="initiative.decline"][data-state="waiting"]`)))
+	declineID := evalIn[string](b, `document.querySelector('#outbox li[data-command="initiative.decline"]').dataset.id`)
+	// Reopened without a network, the page cannot draw the battle, but
+	// it says what this device still holds for it.
 	b.do("open the page without a network", chromedp.Navigate(ts.url+page),
 		chromedp.WaitVisible(chromedp.CSS(`header.top #brand`)),
-		chromedp.WaitVisible(chromedp.CSS(`#main > .error[data-offline]`)))
+		chromedp.WaitVisible(chromedp.CSS(`#main > .error[data-offline]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#main #offline-outbox li[data-command="initiative.decline"][data-state="waiting"]`)))
+	if id := evalIn[string](b, `document.querySelector('#offline-outbox li').dataset.id`); id != declineID {
+		t.Errorf("the page without a network shows command %q waiting, want %q", id, declineID)
+	}
 	if n := evalIn[float64](b, `document.querySelectorAll("#play").length`); n != 0 {
 		t.Errorf("without a network the page drew the battle (%v play panels): from a copy of the ledger's data", n)
 	}
 	b.shot("offline-shell")
 	restoreNetwork(b)
 	b.do("the battle, when the network returns", chromedp.WaitVisible(chromedp.CSS(`#play #turn-text[data-phase=command]`)))
+	b.do("the decline sent", void(chromedp.Poll[bool](`!document.querySelector('#outbox li[data-state="waiting"]')`)))
+	if n := commandEvents(ts, "aspern", "initiative.declined", declineID); n != 1 || ts.lastVersion2("aspern") != before+1 {
+		t.Errorf("the decline made offline was recorded %d times (battle at version %d, was %d), want once", n, ts.lastVersion2("aspern"), before)
+	}
 }
 
 // spyAlertsJS records, in the page, each notification the page raises and

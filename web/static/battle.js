@@ -4,18 +4,43 @@
 // the battle is played; and the review of any event (review.js), opened
 // from the log or a dispute, where the umpire rules.
 
-import { fill, t, term, el, svg, num, length, api, apiSVG, apiBlob, apiPost, errorBox, showError, withLang, token, touchToken, onUnauthorized, outcomeText } from "./core.js";
+import { fill, t, term, el, svg, num, length, api, apiSVG, apiBlob, apiPost, errorBox, showError, withLang, token, touchToken, onUnauthorized, outcomeText, tokenShared, clock } from "./core.js";
 import { BattleMap } from "./map.js";
 import { keepHead, checkHeads } from "./heads.js";
 import { mountPlay } from "./play.js";
+import { pendingFor } from "./outbox.js";
 import { mountReview, RULING_EVENTS } from "./review.js";
+
+// showPending shows, under a battle that could not load for want of a
+// network, the commands this device still holds for it (the outbox,
+// docs/club.md "When the Wi-Fi drops"): a reload without a network loses
+// none of them, and says so.
+function showPending(main, base) {
+  const list = pendingFor(tokenShared() ? sessionStorage : localStorage, base);
+  if (!list.length) return;
+  const waiting = list.filter(e => e.state === "waiting").length;
+  main.append(el("div", { class: "outbox", id: "offline-outbox" },
+    el("h3", { text: waiting ? t("page.outbox.title", { n: waiting }) : t("page.outbox.title_refused", { n: list.length }) }),
+    el("ul", {}, ...list.map(e => {
+      const state = e.state === "refused" ? "refused" : "waiting", b = e.body.command || {};
+      const who = b.unit || b.general || b.brigade || "";
+      return el("li", { class: "queued " + state, "data-id": e.body.id, "data-command": e.name, "data-state": state },
+        el("b", { text: state === "refused" ? term("command", e.name) : t("page.outbox.waiting") }), " ",
+        el("span", { text: term("command", e.name) + (who ? " · " + who : "") + " · " + t("page.outbox.made", { time: clock(e.made) }) }));
+    })),
+    el("p", { class: "muted", text: t("page.outbox.offline_hint") })));
+}
 
 export async function battleView(main, cid, bid) {
   const base = "/api/campaigns/" + encodeURIComponent(cid) + "/battles/" + encodeURIComponent(bid);
   const key = cid + "/" + bid;
   fill(main, el("p", { text: t("page.loading") }));
   let evs, now, you = {}, people = [];
-  try { [evs, now] = await Promise.all([api(base + "/events"), api(base + "/state")]); } catch (err) { return showError(main, err); }
+  try { [evs, now] = await Promise.all([api(base + "/events"), api(base + "/state")]); } catch (err) {
+    showError(main, err);
+    if (err instanceof TypeError) showPending(main, base);
+    return;
+  }
   touchToken();
   try {
     const c = await api("/api/campaigns/" + encodeURIComponent(cid));

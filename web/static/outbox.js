@@ -24,6 +24,24 @@ export function retryable(err) {
   return s === 429 || s === 502 || s === 503 || s === 504;
 }
 
+// pendingFor lists what waits in store for the battle at base, whoever's
+// outbox it is in: what a page that cannot load the battle (a reload
+// without a network) shows it still holds, read only. The battle's own
+// page sends it once it loads.
+export function pendingFor(store, base) {
+  const prefix = "ledger.outbox.v1." + base + ".";
+  const out = [];
+  try {
+    for (let i = 0; i < store.length; i++) {
+      const k = store.key(i);
+      if (!k || !k.startsWith(prefix)) continue;
+      const v = JSON.parse(store.getItem(k) || "[]");
+      if (Array.isArray(v)) out.push(...v.filter(e => e && typeof e.name === "string" && e.body && typeof e.body.id === "string").slice(0, MAX));
+    }
+  } catch (e) { /* storage refused: nothing to show */ }
+  return out.sort((a, b) => (a.made || 0) - (b.made || 0));
+}
+
 // outbox opens the outbox of the battle at base for player in store.
 // Entries are { name, body, made, state, error }: state is "waiting" (to
 // be sent), or "refused" (sent, and refused: kept, with the ledger's
