@@ -72,7 +72,7 @@ func (r *Report) document() []block {
 			what := r.term("type", m.Type)
 			switch {
 			case m.CInC:
-				what = r.t("col.c_in_c")
+				what = r.t("c_in_c")
 			case m.Type == "":
 				what = r.t("general")
 			}
