@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -201,10 +202,10 @@ func helpUsage(cmd *cobra.Command, lang string) error {
 		}
 	}
 	if cmd.HasAvailableLocalFlags() {
-		fmt.Fprintf(&b, "\n\n%s\n%s", word("flags"), flagUsages(cmd.LocalFlags(), word("default")))
+		fmt.Fprintf(&b, "\n\n%s\n%s", word("flags"), flagUsages(cmd.LocalFlags(), word("default"), valueWords(lang)))
 	}
 	if cmd.HasAvailableInheritedFlags() {
-		fmt.Fprintf(&b, "\n\n%s\n%s", word("global_flags"), flagUsages(cmd.InheritedFlags(), word("default")))
+		fmt.Fprintf(&b, "\n\n%s\n%s", word("global_flags"), flagUsages(cmd.InheritedFlags(), word("default"), valueWords(lang)))
 	}
 	if cmd.HasHelpSubCommands() {
 		fmt.Fprintf(&b, "\n\n%s", word("additional_help_topics"))
@@ -222,14 +223,97 @@ func helpUsage(cmd *cobra.Command, lang string) error {
 	return err
 }
 
-// flagUsages is pflag's list of flags with its "(default ...)" said in
-// the language (def: "по умолчанию"), trailing space trimmed as cobra does.
-func flagUsages(fs *pflag.FlagSet, def string) string {
-	lines := strings.Split(strings.TrimRight(fs.FlagUsages(), " \t\n"), "\n")
-	for i, l := range lines {
-		if j := strings.LastIndex(l, " (default "); j >= 0 {
-			lines[i] = l[:j] + " (" + def + " " + l[j+len(" (default "):]
+// flagUsages is pflag's list of flags (its FlagUsages, pflag v1.0.10)
+// said in the language: "(default ...)" as def ("по умолчанию"), and the
+// kind of each flag's value, which pflag names by its Go type ("string",
+// "int"), by words (valueWords, by type). Columns are aligned by
+// characters, not bytes, as a terminal shows them.
+func flagUsages(fs *pflag.FlagSet, def string, words map[string]string) string {
+	type row struct{ left, right string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		left := "      --" + f.Name
+		if f.Shorthand != "" && f.ShorthandDeprecated == "" {
+			left = "  -" + f.Shorthand + ", --" + f.Name
+		}
+		name, usage := pflag.UnquoteUsage(f)
+		if w, ok := words[f.Value.Type()]; ok && name != "" && !strings.Contains(f.Usage, "`") {
+			name = w
+		}
+		if name != "" {
+			left += " " + name
+		}
+		if f.NoOptDefVal != "" {
+			switch f.Value.Type() {
+			case "string":
+				left += fmt.Sprintf("[=%q]", f.NoOptDefVal)
+			case "bool", "boolfunc":
+				if f.NoOptDefVal != "true" {
+					left += "[=" + f.NoOptDefVal + "]"
+				}
+			case "count":
+				if f.NoOptDefVal != "+1" {
+					left += "[=" + f.NoOptDefVal + "]"
+				}
+			default:
+				left += "[=" + f.NoOptDefVal + "]"
+			}
+		}
+		switch {
+		case zeroDefault(f):
+		case f.Value.Type() == "string":
+			usage += fmt.Sprintf(" (%s %q)", def, f.DefValue)
+		default:
+			usage += fmt.Sprintf(" (%s %s)", def, f.DefValue)
+		}
+		if f.Deprecated != "" {
+			usage += fmt.Sprintf(" (DEPRECATED: %s)", f.Deprecated)
+		}
+		rows = append(rows, row{left, usage})
+		width = max(width, utf8.RuneCountInString(left))
+	})
+	var b strings.Builder
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		pad := strings.Repeat(" ", width-utf8.RuneCountInString(r.left)+3)
+		b.WriteString(r.left + pad + strings.ReplaceAll(r.right, "\n", "\n"+strings.Repeat(" ", width+3)))
+	}
+	return strings.TrimRight(b.String(), " \t\n")
+}
+
+// zeroDefault says that f's default is its type's zero value, which pflag
+// does not print.
+func zeroDefault(f *pflag.Flag) bool {
+	switch f.Value.Type() {
+	case "bool", "boolfunc":
+		return f.DefValue == "false" || f.DefValue == ""
+	case "duration":
+		return f.DefValue == "0" || f.DefValue == "0s"
+	case "string":
+		return f.DefValue == ""
+	}
+	switch f.DefValue {
+	case "", "0", "false", "<nil>", "[]", "0s":
+		return true
+	}
+	return false
+}
+
+// valueWords are lang's words for the types of flags' values
+// (cli.help.type.<pflag's type>: "текст" for string), by type.
+func valueWords(lang string) map[string]string {
+	out := map[string]string{}
+	cat := messages()
+	for _, k := range cat.Keys(lang) {
+		if typ, ok := strings.CutPrefix(k, helpPrefix+"type."); ok {
+			out[typ], _ = cat.Lookup(lang, k)
 		}
 	}
-	return strings.Join(lines, "\n")
+	return out
 }

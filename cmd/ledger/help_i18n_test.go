@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -64,6 +66,10 @@ func TestHelpRussianComplete(t *testing.T) {
 				k = generic
 			}
 			need(k, path+" --"+f.Name)
+			// The kind of its value in words, where pflag names its type.
+			if n, _ := pflag.UnquoteUsage(f); n != "" && !strings.Contains(f.Usage, "`") {
+				need(helpPrefix+"type."+f.Value.Type(), path+" --"+f.Name+"'s "+f.Value.Type())
+			}
 			// The value's name pflag shows (`name` in backquotes, else
 			// the type) is the same in both languages.
 			ru := *f
@@ -126,7 +132,7 @@ func TestHelpRussian(t *testing.T) {
 		"Использование:\n  ledger audit CAMPAIGN/BATTLE | audit --file EXPORT [флаги]",
 		"Флаги:\n", "Общие флаги:\n",
 		ru("cli.help.ledger.audit.flag.head"),
-		"-h, --help          справка по команде audit",
+		"-h, --help         справка по команде audit",
 		ru("cli.help.ledger.flag.lang"),
 		`формат вывода: table или json (по умолчанию "table")`,
 	}
@@ -147,6 +153,7 @@ func TestHelpRussian(t *testing.T) {
 				t.Errorf("%s shows the English %q", name, w)
 			}
 		}
+		checkFlagColumns(t, name, out)
 	}
 	check("--lang ru audit --help", helpOutput(t, "--lang", "ru", "audit", "--help"), auditWants)
 	check("--lang=ru help audit", helpOutput(t, "--lang=ru", "help", "audit"), auditWants)
@@ -161,10 +168,15 @@ func TestHelpRussian(t *testing.T) {
 		`Справка по команде: "ledger battle [команда] --help".`,
 	})
 
+	// The kinds of the flags' values in words, the columns aligned.
+	check("--lang ru report --help", helpOutput(t, "--lang", "ru", "report", "--help"), []string{
+		"--max-pictures число", "--picture-format текст", `(по умолчанию "png")`})
+	check("--lang ru bench --help", helpOutput(t, "--lang", "ru", "bench", "--help"), []string{"--batch число"})
+
 	t.Setenv("LEDGER_LANG", "ru")
 	check("LEDGER_LANG=ru --help", helpOutput(t, "--help"), []string{
 		ru("cli.help.ledger.long"), "Команды:\n", "audit       " + ru("cli.help.ledger.audit.short"),
-		"  -v, --version              версия ledger", ru("cli.help.ledger.flag.token"),
+		"  -v, --version             версия ledger", ru("cli.help.ledger.flag.token"),
 		`Справка по команде: "ledger [команда] --help".`,
 	})
 	check("LEDGER_LANG=ru help audit", helpOutput(t, "help", "audit"), auditWants)
@@ -206,5 +218,33 @@ func TestHelpEnglishUnchanged(t *testing.T) {
 	if out := helpOutput(t, "--lang", "en", "audit", "--help"); !strings.Contains(out, "Audit checks a battle from its events alone") ||
 		!strings.Contains(out, "--head string   a head hash you kept") {
 		t.Errorf("English audit help:\n%s", out)
+	}
+}
+
+// flagLine is a flag's line of a help: the flag, the kind of its value,
+// and the spaces before its usage.
+var flagLine = regexp.MustCompile(`^(\s+(?:-\S, )?--\S+(?: (\S+))?)\s{2,}\S`)
+
+// checkFlagColumns: in each list of flags of a Russian help, no value is
+// named by pflag's English type ("string", "int", ...), and every usage
+// starts in the same column, counted in characters.
+func checkFlagColumns(t *testing.T, name, out string) {
+	t.Helper()
+	col := -1
+	for _, l := range strings.Split(out, "\n") {
+		m := flagLine.FindStringSubmatch(l)
+		if m == nil {
+			col = -1 // a new list starts after any other line
+			continue
+		}
+		switch m[2] {
+		case "string", "int", "uint", "float", "duration", "stringArray", "strings":
+			t.Errorf("%s names a value by its English type: %q", name, l)
+		}
+		c := utf8.RuneCountInString(m[0]) - 1
+		if col >= 0 && c != col {
+			t.Errorf("%s: the usage of %q starts in column %d, the list's in %d", name, strings.TrimSpace(m[1]), c, col)
+		}
+		col = c
 	}
 }
