@@ -32,16 +32,16 @@ func screenAt(b *tab, x, y float64) (float64, float64) {
 
 // drag presses the mouse at (x0, y0), moves it in steps to (x1, y1) and,
 // unless hold, releases it there.
-func drag(x0, y0, x1, y1 float64, hold bool) chromedp.Action[chromedp.Void] {
+func drag(x0, y0, x1, y1 float64, hold bool, opts ...chromedp.MouseOption) chromedp.Action[chromedp.Void] {
 	steps := []chromedp.Action[chromedp.Void]{
-		chromedp.MouseEvent(chromedp.MousePressed, x0, y0, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		chromedp.MouseEvent(chromedp.MousePressed, x0, y0, append([]chromedp.MouseOption{chromedp.ButtonLeft, chromedp.ClickCount(1)}, opts...)...),
 	}
 	for i := 1; i <= 8; i++ {
 		f := float64(i) / 8
-		steps = append(steps, chromedp.MouseEvent(chromedp.MouseMoved, x0+(x1-x0)*f, y0+(y1-y0)*f, chromedp.ButtonLeft))
+		steps = append(steps, chromedp.MouseEvent(chromedp.MouseMoved, x0+(x1-x0)*f, y0+(y1-y0)*f, append([]chromedp.MouseOption{chromedp.ButtonLeft}, opts...)...))
 	}
 	if !hold {
-		steps = append(steps, chromedp.MouseEvent(chromedp.MouseReleased, x1, y1, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+		steps = append(steps, chromedp.MouseEvent(chromedp.MouseReleased, x1, y1, append([]chromedp.MouseOption{chromedp.ButtonLeft, chromedp.ClickCount(1)}, opts...)...))
 	}
 	return chromedp.Steps(steps...)
 }

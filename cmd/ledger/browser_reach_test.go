@@ -73,6 +73,28 @@ func TestBrowserReach(t *testing.T) {
 	if a := evalIn[string](b, `document.getElementById("ruler-legal").textContent`); a != "✓ 1 action" {
 		t.Errorf("the ruler says %q, want one action", a)
 	}
+	// Shift held while dragging: the drag is free though snapping is on.
+	// (From the start: a drag of less than 6 px is a tap, placed exactly.)
+	back := func() {
+		b.do("back to the start", chromedp.Click(chromedp.CSS(`#move-reset`)),
+			void(chromedp.Poll[bool](`document.getElementById("move-distance").value === "0"`)))
+		unitCentre(b, "2-leger") // the map back in view
+	}
+	back()
+	b.do("drag 1.1 actions holding Shift", drag(x0, y0, tx, ty, false, chromedp.ButtonModifiers(chromedp.ModifierShift)),
+		chromedp.WaitVisible(chromedp.CSS(`#ruler-legal`)))
+	if d, _ := strconv.ParseFloat(evalIn[string](b, `document.getElementById("move-distance").value`), 64); math.Abs(d-1.1*per) > 0.05*per {
+		t.Errorf("a drag of 1.1 actions holding Shift: %v, want about %v", d, 1.1*per)
+	}
+	if a := evalIn[string](b, `document.getElementById("ruler-legal").textContent`); a != "✓ 2 actions" {
+		t.Errorf("the ruler says %q after a drag holding Shift, want two actions", a)
+	}
+	// Back to one action, snapped, for what follows.
+	back()
+	b.do("drag 1.1 actions from the start", drag(x0, y0, tx, ty, false), chromedp.WaitVisible(chromedp.CSS(`#ruler-legal`)))
+	if d := evalIn[string](b, `document.getElementById("move-distance").value`); d != num(per) {
+		t.Errorf("a drag of 1.1 actions with snapping, again: %s, want %v", d, per)
+	}
 	b.do("free drags", chromedp.Click(chromedp.CSS(`#move-snap`)), chromedp.WaitVisible(chromedp.CSS(`#move-snap:not(:checked)`)))
 	unitCentre(b, "2-leger") // the map back in view: the tick scrolled the page
 	gx, gy := screenAt(b, ux, uy+per)

@@ -130,8 +130,8 @@ export async function battleView(main, cid, bid) {
   const map = new BattleMap(mapBox, {
     tap,
     dragStart: (unit, pt, mode) => play ? play.dragStart(unit, pt, mode) : false,
-    drag: pt => play && play.drag(pt),
-    dragEnd: pt => play && play.dragEnd(pt),
+    drag: (pt, how) => play && play.drag(pt, how),
+    dragEnd: (pt, how) => play && play.dragEnd(pt, how),
     overlay: (g, m) => {
       drawSelection(g, m);
       drawFlankZones(g, m);

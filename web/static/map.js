@@ -20,7 +20,7 @@ const MAX_PX_PER_UNIT = 60;
 export class BattleMap {
   // box is the element the map lives in; on are the play panel's hooks:
   // tap({unit, general, point}), dragStart(unit or null, point) -> bool,
-  // drag(point), dragEnd(point), overlay(g, map), and view(view), told
+  // drag(point, {free}), dragEnd(point), overlay(g, map), and view(view), told
   // when the user zooms or pans (the review keeps its panels together).
   // opts.id names the picture and prefixes its tools' ids ("map": the
   // battlefield's own).
@@ -253,7 +253,8 @@ export class BattleMap {
       this.measure.to = pt;
       this.drawOverlay();
     } else if (this.gesture === "drag") {
-      if (p.moved && this.on.drag) this.on.drag(pt);
+      // Shift or Alt held: the drag is free (no snapping to whole actions).
+      if (p.moved && this.on.drag) this.on.drag(pt, { free: e.shiftKey || e.altKey });
     } else if (this.gesture === "pan" && p.moved) {
       this.panBy(dx, dy);
     }
@@ -268,7 +269,7 @@ export class BattleMap {
     if (this.pointers.size === 0) this.gesture = null;
     if (cancelled || g === "pinch") return;
     if (g === "drag") {
-      if (this.on.dragEnd) this.on.dragEnd(p.moved ? pt : null);
+      if (this.on.dragEnd) this.on.dragEnd(p.moved ? pt : null, { free: e.shiftKey || e.altKey });
       if (p.moved) return;
     }
     if (g === "measure") return;

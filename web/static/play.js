@@ -660,17 +660,17 @@ export function mountPlay(box, ctx) {
         grab = { x: pt.x - g.x, y: pt.y - g.y };
         return true;
       },
-      drag: pt => {
+      drag: (pt, how) => {
         if (!grab) return;
         g.x = r2(pt.x - grab.x); g.y = r2(pt.y - grab.y);
-        snapToActions();
+        if (!(how && how.free)) snapToActions();
         toFields();
         last = null;
         drawReadout();
         map.drawOverlay();
         preview();
       },
-      dragEnd: pt => { if (pt) tl.drag(pt); grab = null; },
+      dragEnd: (pt, how) => { if (pt) tl.drag(pt, how); grab = null; },
       tap: e => {
         if (e.unit || !e.point || kind === "turn") return false;
         g.x = r2(e.point.x); g.y = r2(e.point.y);
@@ -1254,8 +1254,8 @@ export function mountPlay(box, ctx) {
     // reconnected: the live stream is back, so the ledger can be reached.
     reconnected: () => { if (outbox.waiting().length) flush(); },
     dragStart: (u, pt, mode) => !!(tool && tool.dragStart && tool.dragStart(u, pt, mode)),
-    drag: pt => tool && tool.drag && tool.drag(pt),
-    dragEnd: pt => tool && tool.dragEnd && tool.dragEnd(pt),
+    drag: (pt, how) => tool && tool.drag && tool.drag(pt, how),
+    dragEnd: (pt, how) => tool && tool.dragEnd && tool.dragEnd(pt, how),
     overlay: (g, m) => tool && tool.overlay && tool.overlay(g, m),
   };
 }
