@@ -90,15 +90,17 @@ type BoardUnit struct {
 
 // BoardGeneral is a general or (Brigade empty, CInC true) a C-in-C.
 type BoardGeneral struct {
-	General    string  `json:"general"`
-	Side       string  `json:"side"`
-	Brigade    string  `json:"brigade"`
-	Name       string  `json:"name"`
-	Rating     int     `json:"rating"`
-	X          float64 `json:"x"`
-	Y          float64 `json:"y"`
-	CInC       bool    `json:"c_in_c,omitempty"`
-	AttachedTo string  `json:"attached_to,omitempty"`
+	General string `json:"general"`
+	Side    string `json:"side"`
+	Brigade string `json:"brigade"`
+	// BrigadeName is the name the army list gave his brigade.
+	BrigadeName string  `json:"brigade_name,omitempty"`
+	Name        string  `json:"name"`
+	Rating      int     `json:"rating"`
+	X           float64 `json:"x"`
+	Y           float64 `json:"y"`
+	CInC        bool    `json:"c_in_c,omitempty"`
+	AttachedTo  string  `json:"attached_to,omitempty"`
 }
 
 // board draws s, the state after event version of last.
@@ -117,7 +119,7 @@ func board(key events.Key, s *rules.State, version, last uint64) Board {
 		}
 		for _, br := range sd.Brigades {
 			g := br.General
-			b.Generals = append(b.Generals, BoardGeneral{General: g.ID, Side: sd.ID, Brigade: br.ID, Name: g.Name, Rating: g.Rating,
+			b.Generals = append(b.Generals, BoardGeneral{General: g.ID, Side: sd.ID, Brigade: br.ID, BrigadeName: br.Name, Name: g.Name, Rating: g.Rating,
 				X: g.Position.X, Y: g.Position.Y, AttachedTo: g.AttachedTo})
 		}
 	}

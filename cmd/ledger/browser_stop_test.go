@@ -32,6 +32,10 @@ func TestBrowserMoveStopsShort(t *testing.T) {
 
 	b := browser(t)("marie")
 	b.open(ts, "marie", "/c/demo/b/aspern?lang=en", "#play #turn-text[data-phase=command]", 1280, 900)
+	// The list of units heads each brigade by the army list's name for it.
+	if h := evalIn[string](b, `document.querySelector('#unit-list .units-brigade[data-brigade="bde-claparede"] h4').textContent`); h != "Claparede's brigade" {
+		t.Errorf("the unit list heads bde-claparede %q, want the army list's name", h)
+	}
 	tapUnit(b, "2-leger")
 	b.do("move tool", chromedp.Click(chromedp.CSS(`#do-move`)), chromedp.WaitVisible(chromedp.CSS(`#move-toward`)))
 	b.do("toward the jaeger, as far as its centre",

@@ -280,7 +280,7 @@ export async function battleView(main, cid, bid) {
           const inIt = mine.filter(u => u.brigade === bid);
           if (!inIt.length) return null;
           const g = gens.find(x => x.side === s.side && x.brigade === bid && bid);
-          const title = bid ? t("page.units.brigade", { brigade: bid }) : t("page.units.no_brigade");
+          const title = !bid ? t("page.units.no_brigade") : g && g.brigade_name ? g.brigade_name : t("page.units.brigade", { brigade: bid });
           const id = "units-" + s.side + "-" + (bid || "none");
           return el("div", { class: "units-brigade", "data-brigade": bid },
             el("h4", { id, text: title }),
