@@ -8,6 +8,8 @@ import (
 	"time"
 
 	natsjs "github.com/nats-io/nats.go/jetstream"
+
+	"github.com/clubledger/ledger/events"
 )
 
 // ErrGuard is what a GuardError is: the stream or the vault is not
@@ -141,7 +143,9 @@ func retryUnavailable(ctx context.Context, wait, timeout time.Duration, f func(c
 // consumer cannot remove an event, so none stops the ledger. No finding: nil. It is
 // what Open and OpenVault check before they run, for `ledger audit` to
 // report too. An error means the configurations could not be read
-// (events.ErrUnavailable when the server does not answer).
+// (events.ErrUnavailable when the server does not answer), or, when it is
+// ErrConsumersUnlisted, that they were (the findings are theirs) but a
+// stream's consumers could not be listed in time.
 func Check(ctx context.Context, js natsjs.JetStream, cfg Config, vcfg VaultConfig) ([]string, error) {
 	sc, err := cfg.StreamConfig()
 	if err != nil {
@@ -153,6 +157,7 @@ func Check(ctx context.Context, js natsjs.JetStream, cfg Config, vcfg VaultConfi
 	}
 	timeout := cfg.requestTimeout()
 	var findings []string
+	var listed []string // the streams whose consumers are listed next
 	for _, s := range []struct {
 		what string
 		sc   natsjs.StreamConfig
@@ -177,19 +182,37 @@ func Check(ctx context.Context, js natsjs.JetStream, cfg Config, vcfg VaultConfi
 		if want, got := s.sc.ConsumerLimits.InactiveThreshold, info.Config.ConsumerLimits.InactiveThreshold; want > 0 && (got <= 0 || got > want) {
 			findings = append(findings, fmt.Sprintf("%s %s: consumer_limits.inactive_threshold is %s, so a consumer can be kept on the stream for ever (the ledger needs %s: as the administrator, bring the configuration up to date, docs/deploy.md)", s.what, s.sc.Name, got, want))
 		}
+		listed = append(listed, s.what, s.sc.Name)
+	}
+	// The consumers last, once both configurations are read: a cluster
+	// with a server down lists them slowly (nats-server waits up to 4 s for
+	// the consumers that server held), and what it finds removes no event.
+	var unlisted []error
+	for i := 0; i < len(listed); i += 2 {
+		what, name := listed[i], listed[i+1]
 		var cf []string
-		err = retryUnavailable(ctx, cfg.openWait(), timeout, func(ctx context.Context) error {
+		err := retryUnavailable(ctx, cfg.openWait(), timeout, func(ctx context.Context) error {
 			var err error
-			cf, err = checkConsumers(ctx, js, s.what, s.sc.Name)
+			cf, err = checkConsumers(ctx, js, what, name)
 			return err
 		})
+		if errors.Is(err, events.ErrUnavailable) {
+			unlisted = append(unlisted, fmt.Errorf("%w: the consumers of %s %s: %w", ErrConsumersUnlisted, what, name, err))
+			continue
+		}
 		if err != nil {
-			return nil, fmt.Errorf("jetstream: check the consumers of %s %s (the user needs $JS.API.CONSUMER.LIST.%s, config/nats/accounts.conf): %w", s.what, s.sc.Name, s.sc.Name, err)
+			return nil, fmt.Errorf("jetstream: check the consumers of %s %s (the user needs $JS.API.CONSUMER.LIST.%s, config/nats/accounts.conf): %w", what, name, name, err)
 		}
 		findings = append(findings, cf...)
 	}
-	return findings, nil
+	return findings, errors.Join(unlisted...)
 }
+
+// ErrConsumersUnlisted is Check's error when both configurations were read
+// (its findings are those of the configurations) but the server did not
+// list a stream's consumers in time, as when a server of the cluster is
+// down. A consumer removes no event: it does not stop the ledger.
+var ErrConsumersUnlisted = errors.New("jetstream: the consumers could not be listed in time (a server of the cluster down?)")
 
 // ConsumerIdle is the ledger stream's consumer limit: the server drops
 // every consumer on it, durable or not, this long after its last use, and

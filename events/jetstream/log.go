@@ -535,6 +535,13 @@ func (l *Log) Follow(ctx context.Context, after uint64, fn func(events.Envelope)
 		FilterSubjects: []string{SubjectAll},
 		DeliverPolicy:  natsjs.DeliverByStartSequencePolicy,
 		OptStartSeq:    after + 1,
+		// nats.go recreates a lost ordered consumer inside Next, by
+		// default for ever, holding the consumer's lock, so that neither
+		// ctx nor Stop ends the wait: after a leader's kill a serve's
+		// projector waited there for as long as the killed server was
+		// down (TestServeReadinessOverALeaderKill). A few tries, then
+		// Follow fails (ErrUnavailable) and its caller follows again.
+		MaxResetAttempts: followResetAttempts,
 	})
 	ccancel()
 	if err != nil {
@@ -589,6 +596,10 @@ func (l *Log) Follow(ctx context.Context, after uint64, fn func(events.Envelope)
 		}
 	}
 }
+
+// followResetAttempts bounds how many times nats.go tries to recreate
+// Follow's ordered consumer after losing it (each try waits up to 10 s).
+const followResetAttempts = 2
 
 // startMessages creates the ordered consumer's server side (nats.go does it
 // in Messages, retrying for as long as the servers do not answer) and gives
@@ -682,7 +693,9 @@ func (l *Log) Head(ctx context.Context, key events.Key) (uint64, error) {
 const peerSilence = 5 * time.Second
 
 // LastSequence returns the sequence of the log's last event (0: empty), as
-// the stream leader knows it. A leader that has lost its quorum keeps
+// the stream leader knows it. A replica's answer while the stream has no
+// leader (one is being elected) is events.ErrUnavailable: nothing can be
+// appended then. A leader that has lost its quorum keeps
 // answering for a while (nats-server steps it down only after 10 to 20 s):
 // when it reports that fewer than a majority of the stream's servers,
 // itself included, have been heard from within peerSilence, LastSequence
@@ -696,6 +709,12 @@ func (l *Log) LastSequence(ctx context.Context) (uint64, error) {
 		return 0, fmt.Errorf("jetstream: last sequence: %w", unavailable(err))
 	}
 	info := st.CachedInfo()
+	if ci := info.Cluster; ci != nil && ci.Leader == "" {
+		// A replica answers for a stream whose leader is gone while the
+		// others elect a new one: it holds the events, but none can be
+		// appended until there is a leader.
+		return 0, fmt.Errorf("jetstream: last sequence: %w: the stream has no leader (its servers are electing one; no event can be appended until then)", events.ErrUnavailable)
+	}
 	if ci := info.Cluster; ci != nil && len(ci.Replicas) > 0 {
 		up, all := 1, len(ci.Replicas)+1
 		for _, r := range ci.Replicas {
