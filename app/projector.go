@@ -29,6 +29,15 @@ type Projector struct {
 	again  func()        // ends the current following, to follow again
 	ch     chan struct{} // closed and replaced at every change
 	done   chan struct{}
+
+	// behindAt and behindSince: the checkpoint Watch last saw behind the
+	// log, and since when (zero: not behind); refollowed: when Watch last
+	// made it follow again; movedAt: when the checkpoint last moved;
+	// waiters: the Waits for an event not yet projected, waitFrom: since
+	// when there have been some.
+	behindAt                                   uint64
+	behindSince, refollowed, movedAt, waitFrom time.Time
+	waiters                                    int
 }
 
 // NewProjector returns a projector of proj from log; Run starts it.
@@ -137,7 +146,7 @@ func (p *Projector) set(seq uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if seq > p.seq {
-		p.seq = seq
+		p.seq, p.movedAt = seq, time.Now()
 		if p.closed {
 			return
 		}
@@ -191,15 +200,81 @@ func (p *Projector) Refollow() {
 	}
 }
 
+// StuckAfter is how long Watch lets the projection stay behind the log
+// without moving before it follows the log again: as long as a command
+// waits for the projection before it answers anyway.
+const StuckAfter = 5 * time.Second
+
+// StillAfter is how long the projection may stay behind the log without
+// moving before a readiness check says so: a projector that follows moves
+// within milliseconds of an append.
+const StillAfter = 2 * time.Second
+
+// Watch is told the log's last sequence (a readiness check reads it) and
+// says how long the projection has stood still while behind it (or while a
+// command waits for an event it has not projected), 0 when it is not
+// behind. From StuckAfter on,
+// Watch makes the projector follow the log again (Refollow), at most once
+// every StuckAfter: a
+// following whose consumer was lost with a server of the cluster may
+// deliver nothing and report no error (seen after a leader's kill: every
+// command of the serve whose connection was on the killed server waited
+// the full 5 s for its projection, for as long as that server was down).
+func (p *Projector) Watch(last uint64) time.Duration {
+	now := time.Now()
+	p.mu.Lock()
+	if (p.seq >= last && p.waiters == 0) || p.closed || p.stall != nil {
+		p.behindSince = time.Time{}
+		p.mu.Unlock()
+		return 0
+	}
+	if p.behindSince.IsZero() || p.seq != p.behindAt {
+		p.behindAt, p.behindSince = p.seq, now
+	}
+	// Behind since Watch first saw it, or since a command began waiting
+	// for an event not yet projected, whichever is earlier; standing
+	// still since then, or since it last moved.
+	start := p.behindSince
+	if p.waiters > 0 && p.waitFrom.Before(start) {
+		start = p.waitFrom
+	}
+	if p.movedAt.After(start) {
+		start = p.movedAt
+	}
+	d, again, seq := now.Sub(start), p.again, p.seq
+	refollow := d >= StuckAfter && again != nil && now.Sub(p.refollowed) >= StuckAfter
+	if refollow {
+		p.refollowed = now
+	}
+	p.mu.Unlock()
+	if refollow {
+		p.lg.Warn("projector: the projection has not moved while behind the log; following the log again", "checkpoint", seq, "log", last, "for", d.Round(time.Millisecond))
+		again()
+	}
+	return d
+}
+
 // ErrProjectorStopped is Wait's answer once the projector has stopped.
 var ErrProjectorStopped = errors.New("app: the projector has stopped")
 
 // Wait returns once the projection holds seq, the projector stopped or
 // waits for its disk (Stalled), or ctx ended.
 func (p *Projector) Wait(ctx context.Context, seq uint64) error {
-	for {
+	for waiting := false; ; {
 		p.mu.Lock()
 		reached, closed, stall, ch := p.seq >= seq, p.closed, p.stall, p.ch
+		if !reached && !waiting {
+			// Counted for Watch while it waits.
+			waiting = true
+			if p.waiters++; p.waiters == 1 {
+				p.waitFrom = time.Now()
+			}
+			defer func() {
+				p.mu.Lock()
+				p.waiters--
+				p.mu.Unlock()
+			}()
+		}
 		p.mu.Unlock()
 		if reached {
 			return nil

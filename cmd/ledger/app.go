@@ -321,8 +321,14 @@ func (o adminOps) Status(ctx context.Context) (app.Status, error) {
 		st.Projector = o.a.projector.State()
 	}
 	if o.a.guard != nil {
-		if st.Guard, err = o.a.guard(ctx); err != nil {
+		findings, err := o.a.guard(ctx)
+		switch {
+		case errors.Is(err, ledgerjs.ErrConsumersUnlisted):
+			st.Guard = append(findings, err.Error())
+		case err != nil:
 			st.Guard = []string{"the stream guard could not read the configuration: " + err.Error()}
+		default:
+			st.Guard = findings
 		}
 	}
 	if st.Stopped, err = o.a.DB.Stopped(ctx); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/config"
+	ledgerjs "github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/metrics"
 	"github.com/clubledger/ledger/projections/sqlite"
 	"github.com/clubledger/ledger/web"
@@ -278,8 +279,10 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 }
 
 // ready checks what a server needs to take commands: the log answers
-// (within 2 s), the projector runs and its lag is within
-// http.ready_max_lag events.
+// (within 2 s, its stream led), the stream guard finds nothing wrong (a
+// consumer listing a downed server holds up does not count), the projector
+// runs, its lag is within http.ready_max_lag events and, when behind the
+// log, it has moved within app.StillAfter.
 func ready(ctx context.Context, a *App, cfg config.Config) web.Readiness {
 	rd := web.Readiness{Ready: true, Checks: map[string]string{}}
 	fail := func(check, why string) {
@@ -300,11 +303,19 @@ func ready(ctx context.Context, a *App, cfg config.Config) web.Readiness {
 		rd.Checks["store"] = "ok"
 	}
 	if a.guard != nil {
-		if findings, err := a.guard(ctx); err != nil {
+		findings, err := a.guard(ctx)
+		unlisted := errors.Is(err, ledgerjs.ErrConsumersUnlisted)
+		switch {
+		case err != nil && !unlisted:
 			fail("stream", "the stream guard could not read the configuration: "+err.Error())
-		} else if len(findings) > 0 {
+		case len(findings) > 0:
 			fail("stream", strings.Join(findings, "; "))
-		} else {
+		case unlisted:
+			// The configurations are as the ledger needs; only the
+			// consumers, which remove no event, were not listed in time (a
+			// server of the cluster is down): the node can take commands.
+			rd.Checks["stream"] = "ok (" + err.Error() + ")"
+		default:
 			rd.Checks["stream"] = "ok"
 		}
 	}
@@ -315,6 +326,12 @@ func ready(ctx context.Context, a *App, cfg config.Config) web.Readiness {
 		fail("projection", "the projector has "+st+"; see the server's log, then `ledger projections rebuild`")
 	case err == nil && last-min(last, a.projector.Checkpoint()) > uint64(cfg.HTTP.ReadyMaxLag):
 		fail("projection", fmt.Sprintf("the projection is %d events behind the log (at most %d for ready)", last-a.projector.Checkpoint(), cfg.HTTP.ReadyMaxLag))
+	case err == nil && a.projector.Watch(last) >= app.StillAfter:
+		// Commands would wait for their projection (up to 5 s each) and
+		// reads would be stale; from app.StuckAfter on, Watch makes it
+		// follow the log again.
+		fail("projection", fmt.Sprintf("the projection has not moved for %s or more while %d events behind the log (its follower lost with a server of the cluster?): commands wait for it, reads are stale",
+			app.StillAfter, last-min(last, a.projector.Checkpoint())))
 	default:
 		rd.Checks["projection"] = "ok"
 	}

@@ -49,13 +49,18 @@ func (e *LostEventsError) Unwrap() error { return events.ErrUnavailable }
 
 // check compares the projection's checkpoint with the log's last sequence
 // and keeps the finding. A log that does not answer leaves the last finding
-// as it was (readiness reports the log itself).
+// as it was (readiness reports the log itself). The checkpoint is read
+// first: the log only grows, so a log read after it that ends before it
+// has lost events; read the other way round, a command appended and
+// projected between the two reads looked like a lost event, and the gate
+// refused the next command (seen after a leader's kill,
+// TestServeReadinessOverALeaderKill).
 func (l *lostEvents) check(ctx context.Context) error {
-	last, err := l.a.Log.LastSequence(ctx)
+	cp, err := l.a.DB.Checkpoint(ctx)
 	if err != nil {
 		return l.current()
 	}
-	cp, err := l.a.DB.Checkpoint(ctx)
+	last, err := l.a.Log.LastSequence(ctx)
 	if err != nil {
 		return l.current()
 	}
