@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -35,6 +36,21 @@ func TestBrowserMoveStopsShort(t *testing.T) {
 	// The list of units heads each brigade by the army list's name for it.
 	if h := evalIn[string](b, `document.querySelector('#unit-list .units-brigade[data-brigade="bde-claparede"] h4').textContent`); h != "Claparede's brigade" {
 		t.Errorf("the unit list heads bde-claparede %q, want the army list's name", h)
+	}
+	// The filter above the list keeps what its text names.
+	shown := `[...document.querySelectorAll("#unit-list button.unit-pick")].filter(x => !x.closest("[hidden]")).map(x => x.dataset.unit || "general:" + x.dataset.general)`
+	all := evalIn[[]string](b, shown)
+	b.do("filter the list", typeInto(`#unit-filter`, "JAEG"))
+	if got := evalIn[[]string](b, shown); len(got) != 1 || got[0] != "jaeger" {
+		t.Errorf("the list filtered by %q shows %v, want the jaeger alone", "JAEG", got)
+	}
+	b.do("filter by brigade", typeInto(`#unit-filter`, "claparede"))
+	if got := evalIn[[]string](b, shown); !slices.Contains(got, "2-leger") || !slices.Contains(got, "general:claparede") || slices.Contains(got, "jaeger") {
+		t.Errorf("the list filtered by the brigade's name shows %v", got)
+	}
+	b.do("clear the filter", void(chromedp.Evaluate[any](`(f => { f.value = ""; f.dispatchEvent(new Event("input", {bubbles: true})); })(document.getElementById("unit-filter"))`)))
+	if got := evalIn[[]string](b, shown); !slices.Equal(got, all) || len(all) < 10 {
+		t.Errorf("the list with the filter cleared shows %v, was %v", got, all)
 	}
 	tapUnit(b, "2-leger")
 	b.do("move tool", chromedp.Click(chromedp.CSS(`#do-move`)), chromedp.WaitVisible(chromedp.CSS(`#move-toward`)))

@@ -70,6 +70,10 @@ export async function battleView(main, cid, bid) {
   // a unit with the keyboard, a screen reader or a finger (a unit on a
   // phone's map is a few pixels wide). Choosing one is tapping it on the map.
   const unitList = el("div", { id: "unit-list" });
+  // A big battle's list is long on a phone: the filter keeps the units,
+  // generals and brigades whose name or id holds what is typed.
+  const unitFilter = el("input", { type: "search", id: "unit-filter", autocomplete: "off", spellcheck: "false",
+    placeholder: t("page.units.filter_hint"), "aria-label": t("page.units.filter"), oninput: () => filterUnits() });
   const rulings = el("div", { class: "rulings", id: "rulings", "aria-live": "polite" });
   const reviewBox = el("section", { class: "card review", id: "review", hidden: true, "aria-label": t("page.review.label") });
   const btn = (k, label, fn) => el("button", { type: "button", id: "tl-" + k.split(".")[1], title: t(k), "aria-label": t(k), onclick: fn, text: label });
@@ -93,7 +97,8 @@ export async function battleView(main, cid, bid) {
             nowBtn, where)),
         el("section", { class: "card units", id: "units", "aria-labelledby": "units-title" },
           el("h2", { id: "units-title", text: t("page.units.title") }),
-          el("p", { class: "muted", id: "units-hint", text: t("page.units.hint") }), unitList),
+          el("p", { class: "muted", id: "units-hint", text: t("page.units.hint") }),
+          el("div", { class: "field unit-filter" }, unitFilter), unitList),
         el("section", { class: "card", id: "unit-info" }, unitCard),
         playBox),
       el("div", { class: "col-side" },
@@ -288,7 +293,8 @@ export async function battleView(main, cid, bid) {
         })));
     }
     fill(unitList, ...groups);
-    const buttons = [...unitList.querySelectorAll("button.unit-pick")];
+    filterUnits(true);
+    const buttons = shownPicks();
     const key = x => x.dataset.unit || "general:" + x.dataset.general;
     const stop = buttons.find(x => key(x) === (had || st.selected || (st.general && "general:" + st.general))) || buttons[0];
     if (stop) stop.tabIndex = 0;
@@ -314,10 +320,38 @@ export async function battleView(main, cid, bid) {
     el("span", { class: "unit-facts", text: facts.join(" · ") }));
   }
 
+  // shownPicks are the list's buttons the filter leaves shown.
+  function shownPicks() {
+    return [...unitList.querySelectorAll("button.unit-pick")].filter(x => !x.closest("[hidden]"));
+  }
+  // filterUnits hides the list's units and generals whose name, id or
+  // brigade does not hold the filter's text, and the brigades and sides
+  // left empty; the list's one Tab stop stays on a shown button.
+  function filterUnits(drawn) {
+    const q = unitFilter.value.trim().toLowerCase();
+    for (const li of unitList.querySelectorAll("li")) {
+      const x = li.querySelector("button.unit-pick");
+      if (!x) continue;
+      const group = x.closest(".units-brigade"), head = group ? group.querySelector("h4") : null;
+      const words = [x.textContent, x.dataset.unit, x.dataset.general, group && group.dataset.brigade, head && head.textContent]
+        .filter(Boolean).join(" ").toLowerCase();
+      li.hidden = !!q && !words.includes(q);
+    }
+    for (const g of unitList.querySelectorAll(".units-brigade, .units-side")) {
+      g.hidden = !!q && !g.querySelector("li:not([hidden])");
+    }
+    if (drawn) return;
+    const shown = shownPicks();
+    if (shown.length && !shown.some(x => x.tabIndex === 0)) {
+      for (const x of unitList.querySelectorAll("button.unit-pick")) x.tabIndex = -1;
+      shown[0].tabIndex = 0;
+    }
+  }
+
   unitList.addEventListener("keydown", ev => {
     const keys = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1, Home: "first", End: "last" };
     if (!(ev.key in keys) || !ev.target.matches("button.unit-pick")) return;
-    const buttons = [...unitList.querySelectorAll("button.unit-pick")];
+    const buttons = shownPicks();
     const i = buttons.indexOf(ev.target), k = keys[ev.key];
     const next = k === "first" ? buttons[0] : k === "last" ? buttons[buttons.length - 1] : buttons[Math.max(0, Math.min(buttons.length - 1, i + k))];
     ev.preventDefault();
