@@ -1,12 +1,14 @@
 // Package sqlite is the ledger's read model in a SQLite file: campaigns,
 // battles with their sides, brigades, units and generals, the turn's
-// bookkeeping, orders, dice rolls, unit actions, dice commitments, an index
-// of every event, and the campaign view: people, flank marches, objectives,
-// victory points, disputes and retractions, standings and rosters. It is fed
-// by projections.Run, each batch committed with its checkpoint, and can be
+// bookkeeping, orders, dice rolls, unit actions, dice commitments, and the
+// campaign view: people, flank marches, objectives, victory points,
+// disputes and retractions, standings and rosters (it keeps no copy of the
+// events: migrations 0003 and 0005 dropped their index). It is fed by
+// projections.Run, each batch committed with its checkpoint, and can be
 // deleted and rebuilt from the log at any time: Build makes a new file
 // aside, Swap puts it in place of the live one, Compare checks two files
-// table by table (docs/projections.md).
+// table by table (docs/projections.md; every column in
+// docs/projection-schema.md).
 package sqlite
 
 import (
