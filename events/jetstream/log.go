@@ -575,7 +575,10 @@ func (l *Log) Follow(ctx context.Context, after uint64, fn func(events.Envelope)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fmt.Errorf("jetstream: follow: %w", unavailable(err))
+			// Whatever stopped the delivery (nats.go's bounded tries to
+			// recreate a lost consumer included), the caller may follow
+			// again from where it is: never a reason to stop following.
+			return fmt.Errorf("jetstream: follow: %w", unavailableOrWrap(err))
 		}
 		md, err := m.Metadata()
 		if err != nil {
