@@ -281,8 +281,17 @@ export function mountPlay(box, ctx) {
   const UNDOABLE = ["unit.move", "unit.march", "unit.reform", "unit.charge", "general.move"];
   function undoButton(name, r) {
     if (!r.id || r.duplicate || !UNDOABLE.includes(name) || r.events.some(e => e.type === "dice.rolled")) return null;
-    return el("div", { class: "buttons" }, el("button", { type: "button", id: "undo-last", "data-command-id": r.id, text: t("page.undo.button"), title: t("page.undo.hint"),
+    const last = Math.max(0, ...r.events.map(e => e.version || 0));
+    return el("div", { class: "buttons undo", "data-after": String(last) }, el("button", { type: "button", id: "undo-last", "data-command-id": r.id, text: t("page.undo.button"), title: t("page.undo.hint"),
       onclick: () => send("command.retract_request", { command_id: r.id, at_once: true }) }));
+  }
+  // undoOvertaken takes the Undo away once an event after the command
+  // arrives (the opponent's dispute, anyone's command): the rules would
+  // refuse it now; only the opponent's agreement takes it back.
+  function undoOvertaken(e) {
+    const u = result.querySelector(".buttons.undo");
+    if (!u || !e.version || e.version <= Number(u.dataset.after || 0)) return;
+    u.replaceWith(el("p", { class: "muted", id: "undo-gone", text: t("page.undo.gone") }));
   }
 
   // preview shows a dry run's answer in box: the events the command would
@@ -1234,6 +1243,7 @@ export function mountPlay(box, ctx) {
     // event is each event that arrives live: one that asks this player
     // (or the umpire) for an answer raises an alert.
     event(e) {
+      undoOvertaken(e);
       if (!e.actor || e.actor === you.player) return;
       if (e.type === "dispute.raised") alertPlayer(t("page.alerts.dispute", { who: e.actor }), e.description || "", "dispute-" + e.version);
       else if (e.type === "command.retract_requested") alertPlayer(t("page.alerts.retract", { who: e.actor }), e.description || "", "retract-" + e.version);
