@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"regexp"
 	"sort"
@@ -21,7 +20,6 @@ import (
 
 	"github.com/clubledger/ledger/config"
 	ledgerjs "github.com/clubledger/ledger/events/jetstream"
-	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/internal/natsproc"
 )
 
@@ -32,22 +30,11 @@ func serveOnProcesses(t *testing.T) (*natsproc.Cluster, config.Config, *Served) 
 	t.Helper()
 	c := natsproc.StartT(t)
 	cfg := config.Default()
-	cfg.DataDir = t.TempDir()
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.NATS.URL = c.URL()
 	cfg.NATS.Replicas = 3
 	cfg.NATS.User, cfg.NATS.Password = ledgerjs.UserLedger, c.Password(ledgerjs.UserLedger)
-	ctx, cancel := context.WithCancel(context.Background())
-	s, err := Serve(ctx, cfg, ServeOptions{AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil)), Entropy: dicetest.Entropy(t)})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = s.Wait()
-	})
-	return c, cfg, s
+	return c, cfg, serveUntilEnd(t, cfg)
 }
 
 // probe is one answer seen after the kill: a /readyz or a command, from
@@ -122,7 +109,7 @@ func TestServeReadinessOverALeaderKill(t *testing.T) {
 		t.Skip("starts nats-server processes")
 	}
 	c, cfg, s1 := serveOnProcesses(t)
-	s2 := serveAgain(t, cfg)
+	s2 := serveUntilEnd(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	svs := []*served{{name: "serve A", camp: "ca", s: s1}, {name: "serve B", camp: "cb", s: s2}}
@@ -354,24 +341,6 @@ func TestServeReadinessOverALeaderKill(t *testing.T) {
 			}
 		}
 	}
-}
-
-// serveAgain runs another `ledger serve` on cfg's cluster, with a data
-// folder and address of its own, until the test ends.
-func serveAgain(t *testing.T, cfg config.Config) *Served {
-	t.Helper()
-	cfg.DataDir = t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	s, err := Serve(ctx, cfg, ServeOptions{AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil)), Entropy: dicetest.Entropy(t)})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = s.Wait()
-	})
-	return s
 }
 
 var digits = regexp.MustCompile(`[0-9]+`)

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -168,20 +166,9 @@ func serveOnCluster(t *testing.T) (*jstest.Cluster, config.Config, *Served) {
 	t.Helper()
 	c := jstest.RunCluster(t, 3)
 	cfg := config.Default()
-	cfg.DataDir = t.TempDir()
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.NATS.URL = strings.Join([]string{c.URL(0), c.URL(1), c.URL(2)}, ",")
 	cfg.NATS.Replicas = 3
 	cfg.NATS.User, cfg.NATS.Password = ledgerjs.UserLedger, c.Credentials().Password(ledgerjs.UserLedger)
-	ctx, cancel := context.WithCancel(context.Background())
-	s, err := Serve(ctx, cfg, ServeOptions{AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil)), Entropy: dicetest.Entropy(t)})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = s.Wait()
-	})
-	return c, cfg, s
+	return c, cfg, serveUntilEnd(t, cfg)
 }

@@ -76,6 +76,25 @@ func startServerWith(t *testing.T, set func(*config.Config)) *testServer {
 	return ts
 }
 
+// serveUntilEnd runs `ledger serve` on cfg, with a data folder of its
+// own, until the test ends (a server on a cluster: another may run beside
+// it on the same cluster).
+func serveUntilEnd(t *testing.T, cfg config.Config) *Served {
+	t.Helper()
+	cfg.DataDir = t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := Serve(ctx, cfg, ServeOptions{AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil)), Entropy: dicetest.Entropy(t)})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = s.Wait()
+	})
+	return s
+}
+
 // response is an answer: its status and JSON body.
 type response struct {
 	status int
