@@ -194,8 +194,55 @@ type Log struct {
 	// acked remembers, per subject, the last sequence this Log had
 	// acknowledged, so that Read can notice a lagging replica (see Read).
 	mu    sync.Mutex
-	acked map[string]uint64
+	acked ackedSeqs
 }
+
+// ackedKeep is how many subjects' last acknowledged sequences a Log keeps
+// in each of its two generations (ackedSeqs): about 100 bytes each.
+const ackedKeep = 8192
+
+// ackedSeqs remembers the last sequence acknowledged on each subject
+// written recently, within a bound: once the current generation holds
+// ackedKeep subjects it becomes the previous one, and what the previous
+// one held is forgotten, its highest sequence kept as a floor. A subject
+// not remembered answers the floor: a sequence at or after its own last
+// acknowledged one (sequences grow across the whole stream), so Read
+// still fetches from the leader whatever a lagging replica lacks, at the
+// cost of one more request to the leader for a subject this process wrote
+// long ago. Without the bound the map grew by a subject for every battle
+// written, for as long as the process ran (docs/performance.md).
+type ackedSeqs struct {
+	cur, prev map[string]uint64
+	floor     uint64
+}
+
+func (a *ackedSeqs) note(subj string, seq uint64) {
+	if seq <= a.get(subj) {
+		return
+	}
+	if a.cur == nil {
+		a.cur = map[string]uint64{}
+	}
+	if _, ok := a.cur[subj]; !ok && len(a.cur) >= ackedKeep {
+		for _, s := range a.prev {
+			a.floor = max(a.floor, s)
+		}
+		a.prev, a.cur = a.cur, make(map[string]uint64, ackedKeep)
+	}
+	a.cur[subj] = seq
+}
+
+func (a *ackedSeqs) get(subj string) uint64 {
+	if s, ok := a.cur[subj]; ok {
+		return s
+	}
+	if s, ok := a.prev[subj]; ok {
+		return s
+	}
+	return a.floor
+}
+
+func (a *ackedSeqs) len() int { return len(a.cur) + len(a.prev) }
 
 var _ events.Log = (*Log)(nil)
 
@@ -227,7 +274,7 @@ func Open(ctx context.Context, js natsjs.JetStream, cfg Config) (*Log, error) {
 	}
 	return &Log{
 		js: js, name: sc.Name, timeout: c.requestTimeout(), singlePublish: true, batches: make(chan struct{}, c.BatchesInFlight),
-		direct: directMux{nc: js.Conn()}, acked: map[string]uint64{},
+		direct: directMux{nc: js.Conn()},
 	}, nil
 }
 
@@ -439,16 +486,14 @@ func (l *Log) stored(ctx context.Context, key events.Key, after uint64, id strin
 
 func (l *Log) noteAcked(subj string, seq uint64) {
 	l.mu.Lock()
-	if seq > l.acked[subj] {
-		l.acked[subj] = seq
-	}
+	l.acked.note(subj, seq)
 	l.mu.Unlock()
 }
 
 func (l *Log) lastAcked(subj string) uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.acked[subj]
+	return l.acked.get(subj)
 }
 
 // Read returns key's events after sequence after, in order, with Raw and
