@@ -99,8 +99,8 @@ func (s *Service) commandFor(ctx context.Context, req Request) (Principal, error
 	}
 	who, ok := c.Player(req.For)
 	if !ok {
-		return Principal{}, &rules.Refusal{Rule: "campaign", Code: "player.unknown",
-			Message: fmt.Sprintf("no person %q in campaign %q to enter the command for; add them with player.add", req.For, req.Campaign)}
+		return Principal{}, rules.Refuse("campaign", "player.unknown",
+			"no person %q in campaign %q to enter the command for; add them with player.add", req.For, req.Campaign)
 	}
 	return who.principal(req.Campaign), nil
 }

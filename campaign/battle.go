@@ -26,10 +26,10 @@ func (s *Service) addBattle(ctx context.Context, key events.Key, req call, cmd r
 		cb.Battle = key.Battle
 	}
 	if cb.Battle != key.Battle {
-		return &rules.Refusal{Rule: "campaign", Code: "battle.mismatch", Message: fmt.Sprintf("body names battle %q, request %q", cb.Battle, key.Battle)}
+		return rules.Refuse("campaign", "battle.mismatch", "body names battle %q, request %q", cb.Battle, key.Battle)
 	}
 	if cb.Campaign != "" && cb.Campaign != key.Campaign {
-		return &rules.Refusal{Rule: "campaign", Code: "campaign.mismatch", Message: fmt.Sprintf("body names campaign %q, request %q", cb.Campaign, key.Campaign)}
+		return rules.Refuse("campaign", "campaign.mismatch", "body names campaign %q, request %q", cb.Campaign, key.Campaign)
 	}
 	cb.Campaign = key.Campaign
 	camp, err := s.Campaign(ctx, key.Campaign)
@@ -37,7 +37,7 @@ func (s *Service) addBattle(ctx context.Context, key events.Key, req call, cmd r
 		return err
 	}
 	if !camp.Exists() {
-		return &rules.Refusal{Rule: "campaign", Code: "campaign.unknown", Message: fmt.Sprintf("campaign %q does not exist; create it first (campaign.create)", key.Campaign)}
+		return rules.Refuse("campaign", "campaign.unknown", "campaign %q does not exist; create it first (campaign.create)", key.Campaign)
 	}
 	if len(cb.Sides) == 0 {
 		for _, sd := range camp.Sides {
@@ -46,7 +46,7 @@ func (s *Service) addBattle(ctx context.Context, key events.Key, req call, cmd r
 	}
 	overlay, err := mergeOverlays(camp.Ruleset, "era: "+camp.Era+"\n", cb.Ruleset)
 	if err != nil {
-		return &rules.Refusal{Rule: "ruleset", Code: "ruleset.overlay", Message: err.Error()}
+		return rules.Refuse("ruleset", "ruleset.overlay", "%s", err.Error())
 	}
 	cb.Ruleset = overlay
 	// The rules judge the battle before the campaign records it: a refused
@@ -61,7 +61,7 @@ func (s *Service) addBattle(ctx context.Context, key events.Key, req call, cmd r
 	if req.DryRun {
 		// A dry run checks the battle; it records nothing in the campaign.
 		if camp.HasBattle(key.Battle) && battle.Status != rules.StatusNew {
-			return &rules.Refusal{Rule: "campaign", Code: "battle.exists", Message: fmt.Sprintf("battle %q already exists in campaign %q", key.Battle, key.Campaign)}
+			return rules.Refuse("campaign", "battle.exists", "battle %q already exists in campaign %q", key.Battle, key.Campaign)
 		}
 		return nil
 	}
@@ -75,7 +75,7 @@ func (s *Service) addBattle(ctx context.Context, key events.Key, req call, cmd r
 				// between): the battle is still to be created.
 				return nil, errAlreadyAdded
 			}
-			return nil, &rules.Refusal{Rule: "campaign", Code: "battle.exists", Message: fmt.Sprintf("battle %q already exists in campaign %q", key.Battle, key.Campaign)}
+			return nil, rules.Refuse("campaign", "battle.exists", "battle %q already exists in campaign %q", key.Battle, key.Campaign)
 		}
 		return []pending{{typ: EvBattleAdded, audience: events.AudienceAll, payload: BattleAdded{
 			Battle: key.Battle, Name: cb.Name, Number: len(c.Battles) + 1,

@@ -27,20 +27,16 @@ type physicalDice struct {
 
 func (p *physicalDice) Roll(req rules.RollRequest) (rules.Rolled, error) {
 	if p.used+req.Count > len(p.values) {
-		return rules.Rolled{}, &rules.Refusal{
-			Rule: "dice", Code: "dice.missing",
-			Message: fmt.Sprintf("%s needs %d more %s; %d entered, %d used so far", req.Purpose, req.Count, plural(req.Count, "die", "dice"), len(p.values), p.used),
-			Numbers: map[string]float64{"needed": float64(req.Count), "entered": float64(len(p.values)), "used": float64(p.used)},
-		}
+		return rules.Rolled{}, rules.Refuse("dice", "dice.missing",
+			"%s needs %d more %s; %d entered, %d used so far", req.Purpose, req.Count, plural(req.Count, "die", "dice"), len(p.values), p.used).
+			WithNumbers(map[string]float64{"needed": float64(req.Count), "entered": float64(len(p.values)), "used": float64(p.used)})
 	}
 	vals := append([]int(nil), p.values[p.used:p.used+req.Count]...)
 	for _, v := range vals {
 		if v < 1 || v > req.Sides {
-			return rules.Rolled{}, &rules.Refusal{
-				Rule: "dice", Code: "dice.out_of_range",
-				Message: fmt.Sprintf("%s: a D%d shows 1 to %d, not %d", req.Purpose, req.Sides, req.Sides, v),
-				Numbers: map[string]float64{"value": float64(v), "sides": float64(req.Sides)},
-			}
+			return rules.Rolled{}, rules.Refuse("dice", "dice.out_of_range",
+				"%s: a D%d shows 1 to %d, not %d", req.Purpose, req.Sides, req.Sides, v).
+				WithNumbers(map[string]float64{"value": float64(v), "sides": float64(req.Sides)})
 		}
 	}
 	p.used += req.Count
@@ -53,11 +49,9 @@ func (p *physicalDice) leftover() error {
 	if p.used == len(p.values) {
 		return nil
 	}
-	return &rules.Refusal{
-		Rule: "dice", Code: "dice.unused",
-		Message: fmt.Sprintf("%d %s entered but the command used %d", len(p.values), plural(len(p.values), "die", "dice"), p.used),
-		Numbers: map[string]float64{"entered": float64(len(p.values)), "used": float64(p.used)},
-	}
+	return rules.Refuse("dice", "dice.unused",
+		"%d %s entered but the command used %d", len(p.values), plural(len(p.values), "die", "dice"), p.used).
+		WithNumbers(map[string]float64{"entered": float64(len(p.values)), "used": float64(p.used)})
 }
 
 // digitalDice derives rolls from the battle's committed secret seed by the
@@ -129,7 +123,7 @@ func (dryRunDice) Roll(req rules.RollRequest) (rules.Rolled, error) {
 type noDice struct{}
 
 func (noDice) Roll(req rules.RollRequest) (rules.Rolled, error) {
-	return rules.Rolled{}, &rules.Refusal{Rule: "dice", Code: "dice.unavailable", Message: fmt.Sprintf("%s needs dice, but no dice source is open for this battle yet", req.Purpose)}
+	return rules.Rolled{}, rules.Refuse("dice", "dice.unavailable", "%s needs dice, but no dice source is open for this battle yet", req.Purpose)
 }
 
 func plural(n int, one, many string) string {

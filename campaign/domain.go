@@ -112,31 +112,31 @@ func ApplyCampaign(s *State, e events.Envelope, payload json.RawMessage) error {
 // decideCreate validates a campaign.create command against the campaign's state.
 func decideCreate(s *State, c Create) (Created, error) {
 	if s.Exists() {
-		return Created{}, &rules.Refusal{Rule: "campaign", Code: "campaign.exists", Message: fmt.Sprintf("campaign %q already exists", c.Campaign)}
+		return Created{}, rules.Refuse("campaign", "campaign.exists", "campaign %q already exists", c.Campaign)
 	}
 	if !events.ValidID(c.Campaign) {
-		return Created{}, &rules.Refusal{Rule: "campaign", Code: "campaign.bad_id", Message: fmt.Sprintf("campaign id %q: want lower-case letters, digits, '-' or '_'", c.Campaign)}
+		return Created{}, rules.Refuse("campaign", "campaign.bad_id", "campaign id %q: want lower-case letters, digits, '-' or '_'", c.Campaign)
 	}
 	era := c.Era
 	if era == "" {
 		era = "napoleonic"
 	}
 	if era != "napoleonic" && era != "awi" {
-		return Created{}, &rules.Refusal{Rule: "C.7", Code: "campaign.bad_era", Message: fmt.Sprintf("era %q: want napoleonic or awi", c.Era)}
+		return Created{}, rules.Refuse("C.7", "campaign.bad_era", "era %q: want napoleonic or awi", c.Era)
 	}
 	if len(c.Sides) != 2 {
-		return Created{}, &rules.Refusal{Rule: "T.1", Code: "campaign.sides", Message: fmt.Sprintf("a campaign has two sides; %d given", len(c.Sides)), Numbers: map[string]float64{"sides": float64(len(c.Sides))}}
+		return Created{}, rules.Refuse("T.1", "campaign.sides", "a campaign has two sides; %d given", len(c.Sides)).WithNumbers(map[string]float64{"sides": float64(len(c.Sides))})
 	}
 	seen := map[string]bool{}
 	for _, sd := range c.Sides {
 		if !events.ValidID(sd.ID) || seen[sd.ID] {
-			return Created{}, &rules.Refusal{Rule: "T.1", Code: "campaign.side_id", Message: fmt.Sprintf("side id %q is invalid or repeated", sd.ID)}
+			return Created{}, rules.Refuse("T.1", "campaign.side_id", "side id %q is invalid or repeated", sd.ID)
 		}
 		seen[sd.ID] = true
 	}
 	if c.Ruleset != "" {
 		if _, err := rules.LoadRuleset(rules.DefaultRuleset(), []byte(c.Ruleset)); err != nil {
-			return Created{}, &rules.Refusal{Rule: "ruleset", Code: "campaign.ruleset", Message: fmt.Sprintf("campaign ruleset overlay: %v", err)}
+			return Created{}, rules.Refuse("ruleset", "campaign.ruleset", "campaign ruleset overlay: %v", err)
 		}
 	}
 	return Created{Campaign: c.Campaign, Name: c.Name, Era: era, Ruleset: c.Ruleset, Sides: append([]Side(nil), c.Sides...)}, nil

@@ -133,32 +133,32 @@ func (s *State) hasSide(id string) bool {
 
 func decideAddPlayer(s *State, c AddPlayer, tokenHash string) (PlayerAdded, error) {
 	if !s.Exists() {
-		return PlayerAdded{}, &rules.Refusal{Rule: "campaign", Code: "campaign.unknown", Message: "the campaign does not exist"}
+		return PlayerAdded{}, rules.Refuse("campaign", "campaign.unknown", "the campaign does not exist")
 	}
 	if !events.ValidID(c.Player) {
-		return PlayerAdded{}, &rules.Refusal{Rule: "campaign", Code: "player.bad_id", Message: fmt.Sprintf("player id %q: want lower-case letters, digits, '-' or '_'", c.Player)}
+		return PlayerAdded{}, rules.Refuse("campaign", "player.bad_id", "player id %q: want lower-case letters, digits, '-' or '_'", c.Player)
 	}
 	if _, ok := s.Player(c.Player); ok {
-		return PlayerAdded{}, &rules.Refusal{Rule: "campaign", Code: "player.exists", Message: fmt.Sprintf("player %q is already in the campaign", c.Player)}
+		return PlayerAdded{}, rules.Refuse("campaign", "player.exists", "player %q is already in the campaign", c.Player)
 	}
 	switch c.Role {
 	case RolePlayer:
 		if !s.hasSide(c.Side) {
-			return PlayerAdded{}, &rules.Refusal{Rule: "campaign", Code: "player.side", Message: fmt.Sprintf("a player is bound to one of the campaign's sides; %q is not one", c.Side)}
+			return PlayerAdded{}, rules.Refuse("campaign", "player.side", "a player is bound to one of the campaign's sides; %q is not one", c.Side)
 		}
 	case RoleUmpire, RoleReader:
 		if c.Side != "" {
-			return PlayerAdded{}, &rules.Refusal{Rule: "campaign", Code: "player.side", Message: fmt.Sprintf("an %s is bound to no side", c.Role)}
+			return PlayerAdded{}, rules.Refuse("campaign", "player.side", "an %s is bound to no side", c.Role)
 		}
 	default:
-		return PlayerAdded{}, &rules.Refusal{Rule: "campaign", Code: "player.role", Message: fmt.Sprintf("role %q: want umpire, player or reader", c.Role)}
+		return PlayerAdded{}, rules.Refuse("campaign", "player.role", "role %q: want umpire, player or reader", c.Role)
 	}
 	return PlayerAdded{Player: c.Player, Name: c.Name, Role: c.Role, Side: c.Side, TokenHash: tokenHash}, nil
 }
 
 func decideReissue(s *State, c ReissueToken, tokenHash string) (TokenReissued, error) {
 	if _, ok := s.Player(c.Player); !ok {
-		return TokenReissued{}, &rules.Refusal{Rule: "campaign", Code: "player.unknown", Message: fmt.Sprintf("no player %q in the campaign", c.Player)}
+		return TokenReissued{}, rules.Refuse("campaign", "player.unknown", "no player %q in the campaign", c.Player)
 	}
 	return TokenReissued{Player: c.Player, TokenHash: tokenHash}, nil
 }

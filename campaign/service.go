@@ -292,7 +292,7 @@ func (s *Service) Execute(ctx context.Context, req Request) (Outcome, error) {
 	switch req.Name {
 	case CmdCreate, CmdPlayerAdd, CmdTokenReissue:
 		if req.Battle != "" {
-			return Outcome{}, &rules.Refusal{Rule: "campaign", Code: "campaign.battle_given", Message: req.Name + " addresses a campaign, not a battle"}
+			return Outcome{}, rules.Refuse("campaign", "campaign.battle_given", "%s addresses a campaign, not a battle", req.Name)
 		}
 		if err := authorize(as, req.Name, req.Body, nil); err != nil {
 			return Outcome{}, err
@@ -303,7 +303,7 @@ func (s *Service) Execute(ctx context.Context, req Request) (Outcome, error) {
 		return s.executeCampaign(ctx, key, c)
 	}
 	if req.Battle == "" {
-		return Outcome{}, &rules.Refusal{Rule: "campaign", Code: "battle.missing", Message: fmt.Sprintf("%s needs a battle", req.Name)}
+		return Outcome{}, rules.Refuse("campaign", "battle.missing", "%s needs a battle", req.Name)
 	}
 	return s.executeBattle(ctx, key, c)
 }
@@ -311,13 +311,13 @@ func (s *Service) Execute(ctx context.Context, req Request) (Outcome, error) {
 func (s *Service) executeCampaign(ctx context.Context, key events.Key, c call) (Outcome, error) {
 	var cr Create
 	if err := strictJSON(c.Body, &cr); err != nil {
-		return Outcome{}, &rules.Refusal{Rule: "command", Code: "command.bad_body", Message: fmt.Sprintf("%s: %v", c.Name, err)}
+		return Outcome{}, rules.Refuse("command", "command.bad_body", "%s: %v", c.Name, err)
 	}
 	if cr.Campaign == "" {
 		cr.Campaign = key.Campaign
 	}
 	if cr.Campaign != key.Campaign {
-		return Outcome{}, &rules.Refusal{Rule: "campaign", Code: "campaign.mismatch", Message: fmt.Sprintf("body names campaign %q, request %q", cr.Campaign, key.Campaign)}
+		return Outcome{}, rules.Refuse("campaign", "campaign.mismatch", "body names campaign %q, request %q", cr.Campaign, key.Campaign)
 	}
 	return s.run(ctx, key, c, func(st *stream) ([]pending, error) {
 		created, err := decideCreate(st.campaign, cr)
@@ -338,7 +338,7 @@ func (s *Service) executePeople(ctx context.Context, key events.Key, c call) (Ou
 	case CmdPlayerAdd:
 		var a AddPlayer
 		if err := strictJSON(c.Body, &a); err != nil {
-			return Outcome{}, &rules.Refusal{Rule: "command", Code: "command.bad_body", Message: fmt.Sprintf("%s: %v", c.Name, err)}
+			return Outcome{}, rules.Refuse("command", "command.bad_body", "%s: %v", c.Name, err)
 		}
 		decide = func(st *stream) ([]pending, error) {
 			ev, err := decideAddPlayer(st.campaign, a, hash)
@@ -350,7 +350,7 @@ func (s *Service) executePeople(ctx context.Context, key events.Key, c call) (Ou
 	case CmdTokenReissue:
 		var r ReissueToken
 		if err := strictJSON(c.Body, &r); err != nil {
-			return Outcome{}, &rules.Refusal{Rule: "command", Code: "command.bad_body", Message: fmt.Sprintf("%s: %v", c.Name, err)}
+			return Outcome{}, rules.Refuse("command", "command.bad_body", "%s: %v", c.Name, err)
 		}
 		decide = func(st *stream) ([]pending, error) {
 			ev, err := decideReissue(st.campaign, r, hash)
@@ -381,7 +381,7 @@ func (s *Service) executeBattle(ctx context.Context, key events.Key, c call) (Ou
 		if errors.As(err, &r) {
 			return Outcome{}, r
 		}
-		return Outcome{}, &rules.Refusal{Rule: "command", Code: "command.bad_body", Message: fmt.Sprintf("%s: %v", c.Name, err)}
+		return Outcome{}, rules.Refuse("command", "command.bad_body", "%s: %v", c.Name, err)
 	}
 	// A battle belongs to a campaign that must exist; battle.create also
 	// records the battle on the campaign's stream, first, so that the

@@ -557,11 +557,11 @@ func (st *Standings) checkUnits(side string, units []rosterUnit) error {
 	}
 	for _, u := range units {
 		if slices.Contains(r.Destroyed, u.id) {
-			return &rules.Refusal{Rule: "V.3", Code: "roster.destroyed", Message: fmt.Sprintf("unit %s of %s was destroyed in an earlier battle of the campaign: it is no longer on the roster", u.id, side)}
+			return rules.Refuse("V.3", "roster.destroyed", "unit %s of %s was destroyed in an earlier battle of the campaign: it is no longer on the roster", u.id, side)
 		}
 		if ru, ok := r.Unit(u.id); ok && u.markers < ru.Markers {
-			return &rules.Refusal{Rule: "V.3", Code: "roster.losses", Message: fmt.Sprintf("unit %s carries %d casualty markers from battle %s; losses are kept: %d given", u.id, ru.Markers, ru.Last, u.markers),
-				Numbers: map[string]float64{"markers": float64(ru.Markers), "given": float64(u.markers)}}
+			return rules.Refuse("V.3", "roster.losses", "unit %s carries %d casualty markers from battle %s; losses are kept: %d given", u.id, ru.Markers, ru.Last, u.markers).
+				WithNumbers(map[string]float64{"markers": float64(ru.Markers), "given": float64(u.markers)})
 		}
 	}
 	return nil

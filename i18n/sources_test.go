@@ -185,9 +185,10 @@ func eachNode(files []*ast.File, f func(n ast.Node, fn *ast.FuncDecl)) {
 }
 
 // refusalSources lists every refusal the rules and the campaign service
-// can give: each refuse(rule, "code", format, ...) of package rules and
-// each rules.Refusal{Code: "code", Message: ...} of the campaign, with its
-// message's formats.
+// can give: each refuse(rule, "code", format, ...) of package rules, each
+// rules.Refuse(rule, "code", format, ...) of the campaign, each wrap
+// (family refusal.wrap) and any rules.Refusal{Code: "code", Message: ...}
+// still made by hand, with its message's formats.
 func refusalSources(t *testing.T) []sourcePhrase {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -199,10 +200,21 @@ func refusalSources(t *testing.T) []sourcePhrase {
 	}
 	for _, dir := range []string{"rules", "campaign"} {
 		eachNode(parseDir(t, fset, dir), func(n ast.Node, fn *ast.FuncDecl) {
+			if fn != nil && dir == "rules" && (fn.Name.Name == "refuse" || fn.Name.Name == "Refuse" || fn.Name.Name == "wrap") {
+				return // the makers themselves
+			}
 			switch x := n.(type) {
 			case *ast.CallExpr:
-				id, ok := x.Fun.(*ast.Ident)
-				if !ok || id.Name != "refuse" || len(x.Args) < 3 {
+				if sel, ok := x.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "wrap" && len(x.Args) > 0 {
+					// r.wrap("flank march %d cannot enter: %s", m.N,
+					// r.copy()): a refusal's message wrapped (any
+					// code's), family refusal.wrap.
+					for _, f := range stringValues(x.Args[0], fn) {
+						out = append(out, sourcePhrase{Family: "refusal.wrap", Format: f, Pos: shortPos(fset, x.Pos())})
+					}
+					return
+				}
+				if !isRefuse(x.Fun) || len(x.Args) < 3 {
 					return
 				}
 				code, ok := literal(x.Args[1])
@@ -216,29 +228,12 @@ func refusalSources(t *testing.T) []sourcePhrase {
 				}
 				add(code, stringValues(x.Args[2], fn), x.Pos(), args)
 			case *ast.AssignStmt:
-				// r.Message = fmt.Sprintf("... %s", ..., r.Message) and
-				// r.Message += "...": a refusal's message wrapped (any
-				// code's), family refusal.wrap.
-				if len(x.Lhs) != 1 || len(x.Rhs) != 1 {
-					return
-				}
-				sel, ok := x.Lhs[0].(*ast.SelectorExpr)
-				if !ok || sel.Sel.Name != "Message" {
-					return
-				}
-				var formats []string
-				if call, ok := x.Rhs[0].(*ast.CallExpr); ok && isSprintf(call) {
-					formats = stringValues(call.Args[0], fn)
-				} else {
-					formats = stringValues(x.Rhs[0], fn)
-				}
-				if x.Tok == token.ADD_ASSIGN {
-					for i := range formats {
-						formats[i] = "%s" + formats[i]
+				// A refusal's message is made by refuse, Refuse and wrap
+				// only: set otherwise, it would carry no format.
+				for _, l := range x.Lhs {
+					if sel, ok := l.(*ast.SelectorExpr); ok && sel.Sel.Name == "Message" {
+						t.Errorf("%s: a refusal's Message set by hand: make it with refuse, rules.Refuse or wrap, which keep its format and values", shortPos(fset, x.Pos()))
 					}
-				}
-				for _, f := range formats {
-					out = append(out, sourcePhrase{Family: "refusal.wrap", Format: f, Pos: shortPos(fset, x.Pos())})
 				}
 			case *ast.CompositeLit:
 				if !isRefusalType(x.Type) {
@@ -341,6 +336,18 @@ func literal(e ast.Expr) (string, bool) {
 	}
 	s, err := strconv.Unquote(lit.Value)
 	return s, err == nil
+}
+
+// isRefuse: refuse (the rules') or rules.Refuse (the campaign's).
+func isRefuse(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.Ident:
+		return x.Name == "refuse" || x.Name == "Refuse"
+	case *ast.SelectorExpr:
+		id, ok := x.X.(*ast.Ident)
+		return ok && id.Name == "rules" && x.Sel.Name == "Refuse"
+	}
+	return false
 }
 
 func isRefusalType(e ast.Expr) bool {

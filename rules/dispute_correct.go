@@ -426,8 +426,7 @@ func orderCorrection(log []Event, first, end uint64, in OrderCorrection, now *St
 	case errors.As(err, &ref):
 		r := *ref
 		r.Numbers = maps.Clone(ref.Numbers)
-		r.Message = fmt.Sprintf("resolved again from the corrected inputs the order would be refused: %s", ref.Message)
-		return nil, &r
+		return nil, r.wrap("resolved again from the corrected inputs the order would be refused: %s", ref)
 	case err != nil && rs.Command.IsBlunder(values):
 		return nil, refuse("C.5", "blunder_roll_needed", "the corrected roll is a blunder (C.5): give the blunder-table roll as thrown (blunder_dice)")
 	case err != nil:

@@ -4,7 +4,6 @@
 package rules
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -64,8 +63,7 @@ func (s *State) flankRevealEvent(f *flankSeal, m *FlankMarch, reason string) (*F
 		return ev, nil
 	}
 	if r := CheckFlankOrders(s, o); r != nil {
-		r.Message = fmt.Sprintf("flank march %d cannot enter: %s", m.N, r.Message)
-		return nil, r
+		return nil, r.wrap("flank march %d cannot enter: %s", m.N, r.copy())
 	}
 	p := o.Entry
 	if m.Entry == EntryOpponentChoice && m.ChosenEntry != nil {

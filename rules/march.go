@@ -201,8 +201,7 @@ func decideDeclareMarch(s *State, c *DeclareMarch, dice Dice) ([]Event, *Refusal
 		}
 		units++
 		if r := marchFormationOK(s, u); r != nil {
-			r.Message = "the whole brigade marches: " + r.Message
-			return nil, r, nil
+			return nil, r.wrap("the whole brigade marches: %s", r.copy()), nil
 		}
 	}
 	if units == 0 {

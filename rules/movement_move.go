@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -123,9 +122,9 @@ func decideMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 	if r := checkPlan(s, u, p, mc); r != nil {
 		switch {
 		case short != nil:
-			r.Message = fmt.Sprintf("stopping %s short of %s at %s (C.9), %s", fmtLen(short.gap, m), short.enemy, p.end.Center, r.Message)
+			r.wrap("stopping %s short of %s at %s (C.9), %s", fmtLen(short.gap, m), short.enemy, p.end.Center, r.copy())
 		case r.Rule == "C.9" && ut.MayCharge:
-			r.Message += fmt.Sprintf("; %s's order says charge: it charges with unit.charge, a move stops short", u.ID)
+			r.wrap("%s; %s's order says charge: it charges with unit.charge, a move stops short", r.copy(), u.ID)
 		}
 		return nil, r
 	}

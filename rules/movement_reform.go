@@ -249,8 +249,7 @@ func decideMovementReform(s *State, c *ReformUnit, dice Dice) ([]Event, *Refusal
 // does not deploy. Like any change it may need the formation test (M.9).
 func deployAfterMarch(s *State, u *Unit, ut UnitTurn, c *ReformUnit, dice Dice) ([]Event, *Refusal, error) {
 	if r := orderRefusal(u, ut); r != nil {
-		r.Message += "; a deployment after a tactical march is a formation change paid with an action of the unit's order (C.16, M.14)"
-		return nil, r, nil
+		return nil, r.wrap("%s; a deployment after a tactical march is a formation change paid with an action of the unit's order (C.16, M.14)", r.copy()), nil
 	}
 	ev, r := reformWithActions(s, u, ut, c)
 	if r != nil {

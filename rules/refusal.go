@@ -9,18 +9,82 @@ import (
 // Refusal is a command the rules do not allow. Rule cites docs/rules.md ("C.17"),
 // Code is stable for programs ("move_too_far"), Message is readable at the
 // table and carries the numbers, which Numbers repeats for programs.
+//
+// Format and Args are the message as it was made: the English format
+// (i18n's "refusal.<code>#<n>", or "refusal.wrap#<n>" for words said
+// around another refusal) and its values, from which i18n says the
+// message in the reader's language. A value may be Words (a part of the
+// message made from the rules' own words) or a *Refusal (the refusal a
+// wrapper says more around). They are not sent: a refusal read back from
+// JSON has its Message, and Said.
 type Refusal struct {
 	Rule    string             `json:"rule"`
 	Code    string             `json:"code"`
 	Message string             `json:"message"`
 	Numbers map[string]float64 `json:"numbers,omitempty"`
+
+	Format string `json:"-"`
+	Args   []any  `json:"-"`
+	// Said is the message as a server already said it, by language: a
+	// refusal a client read from a server's answer (app.Error.Wire) has
+	// no Format, but the words the server said in the caller's language.
+	Said map[string]string `json:"-"`
 }
 
 // Error renders "C.17: infantry moves 6" per action; ...: refused".
 func (r *Refusal) Error() string { return r.Rule + ": " + r.Message + ": refused" }
 
+// Refuse makes a refusal of rule and code whose message is format (a Go
+// format, English) filled with a: the refusals made outside the rules
+// (the campaign's) are made by it too, so that every refusal carries its
+// format and values (i18n's "refusal.<code>#<n>").
+func Refuse(rule, code, format string, a ...any) *Refusal {
+	return &Refusal{Rule: rule, Code: code, Message: sprintf(format, a), Format: format, Args: a}
+}
+
 func refuse(rule, code, format string, a ...any) *Refusal {
-	return &Refusal{Rule: rule, Code: code, Message: fmt.Sprintf(format, a...)}
+	return Refuse(rule, code, format, a...)
+}
+
+// wrap says more around r's message, in place: format names the refusal
+// inside by a %s whose value is that refusal (r.copy(), i18n's
+// "refusal.wrap#<n>"). r keeps its rule, code and numbers.
+func (r *Refusal) wrap(format string, a ...any) *Refusal {
+	r.Format, r.Args, r.Message = format, a, sprintf(format, a)
+	return r
+}
+
+// copy is a copy of r, to be wrapped by r.wrap.
+func (r *Refusal) copy() *Refusal {
+	c := *r
+	return &c
+}
+
+// Words are a part of a refusal's message made from the rules' own words
+// (" (path 5.0", turning 3.7")", "waypoint 2"): an English format (i18n's
+// "phrase.<family>#<n>") and its values. They print as the English.
+type Words struct {
+	Format string
+	Args   []any
+}
+
+func (w Words) String() string { return sprintf(w.Format, w.Args) }
+
+// words makes Words.
+func words(format string, a ...any) Words { return Words{Format: format, Args: a} }
+
+// sprintf is fmt.Sprintf, but a refusal among the values prints as its
+// message (a wrapper's inner refusal), not as its Error.
+func sprintf(format string, a []any) string {
+	for i, v := range a {
+		if r, ok := v.(*Refusal); ok {
+			b := make([]any, len(a))
+			copy(b, a)
+			b[i] = r.Message
+			a = b
+		}
+	}
+	return fmt.Sprintf(format, a...)
 }
 
 // with adds numbers to the refusal and returns it.
@@ -79,4 +143,10 @@ func plural(n int, one, many string) string {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// WithNumbers sets the refusal's numbers and returns it.
+func (r *Refusal) WithNumbers(n map[string]float64) *Refusal {
+	r.Numbers = n
+	return r
 }
