@@ -59,6 +59,9 @@ func (p *Projector) Run(ctx context.Context) {
 		return
 	}
 	p.set(cp)
+	wctx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	go p.watchdog(wctx)
 	// waiting is set while the projector waits for its disk: said once in
 	// the log when it starts, once when it ends.
 	var waiting bool
@@ -210,7 +213,8 @@ const StuckAfter = 5 * time.Second
 // within milliseconds of an append.
 const StillAfter = 2 * time.Second
 
-// Watch is told the log's last sequence (a readiness check reads it) and
+// Watch is told the log's last sequence (a readiness check reads it; the
+// projector's own watchdog does every WatchEvery) and
 // says how long the projection has stood still while behind it (or while a
 // command waits for an event it has not projected), 0 when it is not
 // behind. From StuckAfter on,
@@ -252,6 +256,43 @@ func (p *Projector) Watch(last uint64) time.Duration {
 		again()
 	}
 	return d
+}
+
+// WatchEvery is how often the projector checks on itself (watchdog).
+const WatchEvery = time.Second
+
+// watchdog is Watch run by the projector itself, every WatchEvery until ctx
+// ends, with the log's last sequence: a following that stands still behind
+// the log (or behind a command waiting for its event) is made to follow
+// again from StuckAfter on, whether or not anyone asks the server's
+// readiness. When the log does not answer (no leader yet), a command
+// waiting for its projection still counts.
+func (p *Projector) watchdog(ctx context.Context) {
+	t := time.NewTicker(WatchEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		lctx, cancel := context.WithTimeout(ctx, WatchEvery)
+		last, err := p.log.LastSequence(lctx)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			p.mu.Lock()
+			waited := p.waiters > 0
+			p.mu.Unlock()
+			if !waited {
+				continue
+			}
+			last = 0 // behind only the waiting command's event
+		}
+		p.Watch(last)
+	}
 }
 
 // ErrProjectorStopped is Wait's answer once the projector has stopped.
