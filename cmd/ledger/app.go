@@ -164,8 +164,9 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
 	a.lost = &lostEvents{a: a}
+	guard := ledgerjs.NewGuard(js, streamCfg, vaultCfg)
 	a.guard = func(ctx context.Context) ([]string, error) {
-		findings, err := ledgerjs.Check(ctx, js, streamCfg, vaultCfg)
+		findings, err := guard.Check(ctx)
 		if a.Log != nil && a.DB != nil {
 			if lost := a.lost.check(ctx); lost != nil {
 				findings = append(findings, lost.Error())

@@ -231,3 +231,78 @@ func TestNoConsumerStays(t *testing.T) {
 		t.Fatalf("the stream after: %v", err)
 	}
 }
+
+// TestGuardListsConsumersApart: the readiness probe's Guard reads both
+// configurations at every Check, but gives the consumers of its last
+// listing, made again in the background (a cluster with a server down
+// lists them in up to 4 s, and a probe that listed them itself took its
+// whole 2 s, issue 24). A lifted limit is named at the next Check; a
+// lasting consumer made since the last listing is named once a listing
+// has run again, without a Check waiting for it.
+func TestGuardListsConsumersApart(t *testing.T) {
+	e, err := jetstream.StartEmbedded(jetstream.EmbeddedOptions{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Shutdown)
+	ctx := ctxT(t)
+	cfg, vcfg := jetstream.Config{}, jetstream.VaultConfig{}
+	if _, err := e.Provision(ctx, cfg, vcfg); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := e.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	jstest.OpenLog(t, nc, cfg)
+	jstest.OpenVault(t, nc, vcfg)
+	ljs := jstest.JetStream(t, nc)
+	g := jetstream.NewGuard(ljs, cfg, vcfg)
+	if f, err := g.Check(ctx); err != nil || len(f) != 0 {
+		t.Fatalf("the first check: %q %v", f, err)
+	}
+
+	admin, err := e.ConnectAdmin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(admin.Close)
+	sc, err := cfg.StreamConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lifted := sc
+	lifted.ConsumerLimits = natsjs.StreamConsumerLimits{}
+	if _, err := jstest.JetStream(t, admin).UpdateStream(ctx, lifted); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ljs.CreateConsumer(ctx, "LEDGER", natsjs.ConsumerConfig{Durable: "forever", AckPolicy: natsjs.AckExplicitPolicy}); err != nil {
+		t.Fatal(err)
+	}
+	forever := func(f []string) bool {
+		return slices.ContainsFunc(f, func(s string) bool { return strings.Contains(s, "consumer forever is durable") })
+	}
+	f, err := g.Check(ctx)
+	if err != nil || len(f) != 1 || !strings.Contains(f[0], "consumer_limits.inactive_threshold is 0s") {
+		t.Fatalf("the next check names the lifted limit only (the consumers listed %s ago are given): %q %v", jetstream.ConsumersEvery, f, err)
+	}
+	jetstream.SetGuardEvery(g, 0)
+	for {
+		f, err = g.Check(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if forever(f) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the background listing never named the lasting consumer: %q", f)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if len(f) != 2 {
+		t.Fatalf("with the listing done: %q, want the limit and the consumer", f)
+	}
+}

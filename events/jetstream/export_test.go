@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/synadia-io/orbit.go/jetstreamext"
@@ -113,4 +114,11 @@ func ReadGetBatch(ctx context.Context, l *Log, key events.Key, after uint64) ([]
 			return nil, errors.New("direct get: no answer")
 		}
 	}
+}
+
+// SetGuardEvery makes g list the consumers again as often as every.
+func SetGuardEvery(g *Guard, every time.Duration) {
+	g.mu.Lock()
+	g.every = every
+	g.mu.Unlock()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	natsjs "github.com/nats-io/nats.go/jetstream"
@@ -147,17 +148,26 @@ func retryUnavailable(ctx context.Context, wait, timeout time.Duration, f func(c
 // ErrConsumersUnlisted, that they were (the findings are theirs) but a
 // stream's consumers could not be listed in time.
 func Check(ctx context.Context, js natsjs.JetStream, cfg Config, vcfg VaultConfig) ([]string, error) {
-	sc, err := cfg.StreamConfig()
+	findings, listed, err := checkConfigs(ctx, js, cfg, vcfg)
 	if err != nil {
 		return nil, err
+	}
+	cf, err := checkAllConsumers(ctx, js, cfg, listed)
+	return append(findings, cf...), err
+}
+
+// checkConfigs is Check's reading of both configurations: its findings, and
+// the streams (what, name pairs) whose consumers are to be listed.
+func checkConfigs(ctx context.Context, js natsjs.JetStream, cfg Config, vcfg VaultConfig) (findings, listed []string, err error) {
+	sc, err := cfg.StreamConfig()
+	if err != nil {
+		return nil, nil, err
 	}
 	vsc, err := vcfg.StreamConfig()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	timeout := cfg.requestTimeout()
-	var findings []string
-	var listed []string // the streams whose consumers are listed next
 	for _, s := range []struct {
 		what string
 		sc   natsjs.StreamConfig
@@ -176,7 +186,7 @@ func Check(ctx context.Context, js natsjs.JetStream, cfg Config, vcfg VaultConfi
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("jetstream: check %s %s: %w", s.what, s.sc.Name, err)
+			return nil, nil, fmt.Errorf("jetstream: check %s %s: %w", s.what, s.sc.Name, err)
 		}
 		findings = append(findings, checkStream(s.what, info.Config, s.sc)...)
 		if want, got := s.sc.ConsumerLimits.InactiveThreshold, info.Config.ConsumerLimits.InactiveThreshold; want > 0 && (got <= 0 || got > want) {
@@ -184,14 +194,20 @@ func Check(ctx context.Context, js natsjs.JetStream, cfg Config, vcfg VaultConfi
 		}
 		listed = append(listed, s.what, s.sc.Name)
 	}
-	// The consumers last, once both configurations are read: a cluster
-	// with a server down lists them slowly (nats-server waits up to 4 s for
-	// the consumers that server held), and what it finds removes no event.
+	return findings, listed, nil
+}
+
+// checkAllConsumers is Check's listing of the consumers of the streams
+// checkConfigs read, once both configurations are read: a cluster with a
+// server down lists them slowly (nats-server waits up to 4 s for the
+// consumers that server held), and what it finds removes no event.
+func checkAllConsumers(ctx context.Context, js natsjs.JetStream, cfg Config, listed []string) ([]string, error) {
+	var findings []string
 	var unlisted []error
-	for i := 0; i < len(listed); i += 2 {
+	for i := 0; i+1 < len(listed); i += 2 {
 		what, name := listed[i], listed[i+1]
 		var cf []string
-		err := retryUnavailable(ctx, cfg.openWait(), timeout, func(ctx context.Context) error {
+		err := retryUnavailable(ctx, cfg.openWait(), cfg.requestTimeout(), func(ctx context.Context) error {
 			var err error
 			cf, err = checkConsumers(ctx, js, what, name)
 			return err
@@ -206,6 +222,82 @@ func Check(ctx context.Context, js natsjs.JetStream, cfg Config, vcfg VaultConfi
 		findings = append(findings, cf...)
 	}
 	return findings, errors.Join(unlisted...)
+}
+
+// Guard is Check for a readiness probe, which must answer within its own
+// bound whatever the cluster does: each Check reads both configurations,
+// but gives the findings of the last listing of the consumers, made in the
+// background at most every ConsumersEvery with its own bound
+// (ConsumersWithin). With a server of the cluster down, a listing takes up
+// to 4 s (nats-server waits for the consumers that server held): a probe
+// that listed them itself took its whole 2 s (docs/deploy.md). A consumer
+// removes no event, so a listing a few seconds old is as good an answer.
+// The first Check, with no listing yet, lists them itself, as Check does.
+type Guard struct {
+	js   natsjs.JetStream
+	cfg  Config
+	vcfg VaultConfig
+
+	mu       sync.Mutex
+	listed   bool      // a listing has ended
+	findings []string  // its findings
+	err      error     // and its error (ErrConsumersUnlisted, or another)
+	started  time.Time // when the last listing started
+	running  bool
+	every    time.Duration // ConsumersEvery (tests make it shorter)
+}
+
+// ConsumersEvery is how often a Guard lists the consumers again, and
+// ConsumersWithin how long a listing may take.
+const (
+	ConsumersEvery  = 15 * time.Second
+	ConsumersWithin = 10 * time.Second
+)
+
+// NewGuard returns a Guard of the ledger stream and the vault's.
+func NewGuard(js natsjs.JetStream, cfg Config, vcfg VaultConfig) *Guard {
+	return &Guard{js: js, cfg: cfg, vcfg: vcfg, every: ConsumersEvery}
+}
+
+// Check is Check (the package's) with the consumers of the last listing.
+func (g *Guard) Check(ctx context.Context) ([]string, error) {
+	findings, listed, err := checkConfigs(ctx, g.js, g.cfg, g.vcfg)
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	first := !g.listed && !g.running
+	if first {
+		g.running, g.started = true, time.Now()
+	}
+	g.mu.Unlock()
+	if first {
+		cf, err := checkAllConsumers(ctx, g.js, g.cfg, listed)
+		g.done(cf, err)
+		return append(findings, cf...), err
+	}
+	g.mu.Lock()
+	if !g.running && time.Since(g.started) >= g.every {
+		g.running, g.started = true, time.Now()
+		go func() {
+			lctx, cancel := context.WithTimeout(context.Background(), ConsumersWithin)
+			defer cancel()
+			g.done(checkAllConsumers(lctx, g.js, g.cfg, listed))
+		}()
+	}
+	cf, cerr, ok := g.findings, g.err, g.listed
+	g.mu.Unlock()
+	if !ok {
+		// The first listing has not ended yet (another Check runs it).
+		return findings, fmt.Errorf("%w: a listing is under way", ErrConsumersUnlisted)
+	}
+	return append(findings, cf...), cerr
+}
+
+func (g *Guard) done(findings []string, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.listed, g.running, g.findings, g.err = true, false, findings, err
 }
 
 // ErrConsumersUnlisted is Check's error when both configurations were read
