@@ -129,14 +129,14 @@ func decideDeploy(s *State, c *DeployArmy) ([]Event, *Refusal) {
 		ids[id] = what
 		return nil
 	}
-	rating := func(who string, r int) *Refusal {
+	rating := func(who Words, r int) *Refusal {
 		if r < rs.Command.RatingMin || r > rs.Command.RatingMax {
 			return refuse("C.3", "bad_rating", "%s command rating %d: the ruleset allows %d to %d", who, r, rs.Command.RatingMin, rs.Command.RatingMax).
 				with("rating", r, "min", rs.Command.RatingMin, "max", rs.Command.RatingMax)
 		}
 		return nil
 	}
-	onTable := func(who string, p geom.Vec) *Refusal {
+	onTable := func(who Words, p geom.Vec) *Refusal {
 		if !p.IsFinite() || !s.Table.ContainsPoint(p) {
 			return refuse("K.3", "off_table", "%s at %s is not on the %gx%g table", who, p, s.Table.Width, s.Table.Depth).
 				with("x", p.X, "y", p.Y)
@@ -147,10 +147,10 @@ func decideDeploy(s *State, c *DeployArmy) ([]Event, *Refusal) {
 	if r := claim(ci.ID, "commander-in-chief"); r != nil {
 		return nil, r
 	}
-	if r := rating("commander-in-chief "+ci.ID, ci.Rating); r != nil {
+	if r := rating(words("commander-in-chief %s", ci.ID), ci.Rating); r != nil {
 		return nil, r
 	}
-	if r := onTable("commander-in-chief "+ci.ID, ci.Position); r != nil {
+	if r := onTable(words("commander-in-chief %s", ci.ID), ci.Position); r != nil {
 		return nil, r
 	}
 	if len(c.Brigades) == 0 {
@@ -169,10 +169,10 @@ func decideDeploy(s *State, c *DeployArmy) ([]Event, *Refusal) {
 		if r := claim(g.ID, "general"); r != nil {
 			return nil, r
 		}
-		if r := rating("general "+g.ID, g.Rating); r != nil {
+		if r := rating(words("general %s", g.ID), g.Rating); r != nil {
 			return nil, r
 		}
-		if r := onTable("general "+g.ID, g.Position); r != nil {
+		if r := onTable(words("general %s", g.ID), g.Position); r != nil {
 			return nil, r
 		}
 		if len(b.Units) == 0 {

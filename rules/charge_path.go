@@ -100,12 +100,14 @@ func judgeCharge(s *State, u, t *Unit, speed float64) (chargeOutcome, *Refusal) 
 	side := t.Base.Side(out.side)
 	dir := side.B.Sub(side.A).Scale(1 / side.Len())
 	half := (side.Len() + u.Base.Width) / 2 // slide at which only the corners meet
-	first := ""
-	var edge *edgeBreach // F.8: the first placement the zone of a flank march's edge rules out
+	// first says why the first placement fails (phrase.charge_first); edge
+	// is the first placement the zone of a flank march's edge rules out (F.8).
+	var first Words
+	var edge *edgeBreach
 	for _, sl := range j.slides(flush, dir, half-geom.MinEdgeContact) {
 		b := flush.Translate(dir.Scale(sl))
 		why, pushes := j.placement(b)
-		if why == "" {
+		if why.Format == "" {
 			tp, ok := j.path(b)
 			if ok {
 				c := out
@@ -118,20 +120,20 @@ func judgeCharge(s *State, u, t *Unit, speed float64) (chargeOutcome, *Refusal) 
 				if edge == nil {
 					edge = br
 				}
-				why = fmt.Sprintf("it would come within %s of the %s edge (F.8)", fmtLen(br.limit, m), br.march.Edge)
+				why = words("it would come within %s of the %s edge (F.8)", fmtLen(br.limit, m), br.march.Edge)
 			} else {
-				why = fmt.Sprintf("no path with one turn of at most %.0f° round impassable terrain and units reaches it", j.maxTurn)
+				why = words("no path with one turn of at most %.0f° round impassable terrain and units reaches it", j.maxTurn)
 			}
 		}
-		if first == "" {
-			first = fmt.Sprintf("slid %s from the middle, %s", fmtLen(math.Abs(sl), m), why)
+		if first.Format == "" {
+			first = words("slid %s from the middle, %s", fmtLen(math.Abs(sl), m), why)
 			if sl == 0 {
-				first = "square in the middle, " + why
+				first = words("square in the middle, %s", why)
 			}
 		}
 	}
 	if edge != nil { // reachable, but only into the zone of a flank march's edge
-		return out, edge.refusal(s, "unit "+u.ID+" charging "+t.ID)
+		return out, edge.refusal(s, words("unit %s charging %s", u.ID, t.ID))
 	}
 	// K.7: only corner-to-corner contact left?
 	for _, sl := range []float64{half, -half} {
@@ -167,12 +169,12 @@ func (j *chargeJudge) sight() *Refusal {
 	if _, ok := geom.CanSee(j.l0, j.t.Base, bases, terrain, j.u.Base); ok {
 		return nil
 	}
-	what := "units and terrain"
+	what := words("units and terrain") // phrase.sight_what
 	if ob, blocked := geom.SightBlocked(geom.Seg(j.l0, j.t.Base.ClosestPoint(j.l0)), bases, terrain, j.u.Base); blocked {
 		if ob.Base >= 0 {
-			what = "unit " + ids[ob.Base]
+			what = words("unit %s", ids[ob.Base])
 		} else {
-			what = fmt.Sprintf("terrain %q", terrain[ob.Terrain].Name)
+			what = words("terrain %q", terrain[ob.Terrain].Name)
 		}
 	}
 	return refuse("K.4", "no_line_of_sight", "%s cannot see %s: every line from its leader point to the target is blocked (K.10); the line to its nearest point crosses %s", j.u.ID, j.t.ID, what)
@@ -337,10 +339,10 @@ func (j *chargeJudge) course(out *chargeOutcome) []pose {
 			where = "at the start"
 		}
 		if i > 0 {
-			c = append(c, pose{Base: geom.AtLeader(b, p, f), Where: where})
+			c = append(c, pose{Base: geom.AtLeader(b, p, f), Where: words(where)})
 		}
 		if i == out.turnAt && out.turn != 0 {
-			c = append(c, pose{Base: geom.AtLeader(b, p, j.f1), Pivot: p, Turn: out.turn, Where: "turning " + where})
+			c = append(c, pose{Base: geom.AtLeader(b, p, j.f1), Pivot: p, Turn: out.turn, Where: words("turning " + where)})
 		}
 	}
 	return c

@@ -4,7 +4,6 @@
 package rules
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/clubledger/ledger/rules/geom"
@@ -13,18 +12,18 @@ import (
 // placement judges where the charger would end (K.1, K.3, K.6, K.7, K.9):
 // wholly on the table, clear of impassable terrain, overlapping no unit,
 // touching no friend, touching the target with part of its front edge; every
-// other enemy it touches must be able to move back. It returns why not, or
-// the pushes.
-func (j *chargeJudge) placement(b geom.Base) (string, []chargePush) {
+// other enemy it touches must be able to move back. It returns why not
+// (phrase.charge_why; none, Words{}, when it may), or the pushes.
+func (j *chargeJudge) placement(b geom.Base) (Words, []chargePush) {
 	s := j.s
 	if !s.Table.Contains(b) {
-		return "it would not stand wholly on the table (K.3)", nil
+		return words("it would not stand wholly on the table (K.3)"), nil
 	}
 	for _, i := range geom.Overlapping(b, s.Terrain, geom.Impassable) {
-		return fmt.Sprintf("it would stand on impassable terrain %q", s.Terrain[i].Name), nil
+		return words("it would stand on impassable terrain %q", s.Terrain[i].Name), nil
 	}
 	if !geom.Touching(b, j.t.Base) || geom.ContactLength(b.FrontEdge(), j.t.Base) < geom.MinEdgeContact {
-		return "its front edge would not touch the target (K.7)", nil
+		return words("its front edge would not touch the target (K.7)"), nil
 	}
 	var touching []*Unit
 	for _, o := range j.others {
@@ -32,11 +31,11 @@ func (j *chargeJudge) placement(b geom.Base) (string, []chargePush) {
 			continue
 		}
 		if geom.Overlaps(b, o.Base) {
-			return fmt.Sprintf("unit %s is in the way", o.ID), nil
+			return words("unit %s is in the way", o.ID), nil
 		}
 		if geom.Distance(b, o.Base) <= geom.ContactTolerance {
 			if o.Side == j.u.Side {
-				return fmt.Sprintf("it would touch friendly unit %s (K.1)", o.ID), nil
+				return words("it would touch friendly unit %s (K.1)", o.ID), nil
 			}
 			touching = append(touching, o)
 		}
@@ -46,12 +45,12 @@ func (j *chargeJudge) placement(b geom.Base) (string, []chargePush) {
 	for _, o := range touching {
 		p, ok := j.push(b, o, moved)
 		if !ok {
-			return fmt.Sprintf("enemy unit %s it would touch cannot move back out of contact (K.9)", o.ID), nil
+			return words("enemy unit %s it would touch cannot move back out of contact (K.9)", o.ID), nil
 		}
 		moved[o.ID] = p.to
 		pushes = append(pushes, p)
 	}
-	return "", pushes
+	return Words{}, pushes
 }
 
 // push moves an enemy o the charger (at b) touches back by the gap (1")

@@ -233,12 +233,12 @@ func decideCombat(s *State, c *RecordCombat, dice Dice) ([]Event, *Refusal, erro
 	return append(evs, ev), nil, nil
 }
 
-// fmtFraction renders 0.5 as "half", else the number.
-func fmtFraction(f float64) string {
+// fmtFraction renders 0.5 as "half", else the number (phrase.fraction).
+func fmtFraction(f float64) Words {
 	if f == 0.5 {
-		return "half"
+		return words("half")
 	}
-	return fmt.Sprintf("%g", f)
+	return words("%s", fmt.Sprintf("%g", f))
 }
 
 func enteredBy(who string) string {

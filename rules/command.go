@@ -303,14 +303,15 @@ func orderRefusal(u *Unit, ut UnitTurn) *Refusal {
 }
 
 // moveAllowance is the C.17 distance per move action of u, checked against
-// the type's cap of moves a turn, with the label messages use.
-func moveAllowance(s *State, u *Unit, ut UnitTurn, actions int) (per float64, label string, r *Refusal) {
+// the type's cap of moves a turn, with the label messages use
+// (phrase.label: the type, and the formation when it moves its own pace).
+func moveAllowance(s *State, u *Unit, ut UnitTurn, actions int) (per float64, label Words, r *Refusal) {
 	m := s.Measurement
 	t := s.Ruleset.UnitTypes[u.Type]
 	per, maxPerTurn := t.Move(u.Formation, m)
-	label = u.Type
+	label = words("%s", u.Type)
 	if _, ok := t.FormationMoves[u.Formation]; ok {
-		label = u.Type + " " + u.Formation
+		label = words("%s %s", u.Type, u.Formation)
 	}
 	if per <= 0 {
 		return 0, label, refuse("C.17", "cannot_move", "%s moves %s per action: unit %s cannot move", label, fmtLen(per, m), u.ID).with("per_action", per)

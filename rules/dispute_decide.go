@@ -110,7 +110,7 @@ func decideRetractRequest(s *State, c *RequestRetract) ([]Event, *Refusal) {
 	if s.Turn != after.Turn || s.Phase != after.Phase {
 		return nil, refuse(RuleRetract, "moved_on", "command %s was given in turn %d, %s phase; it is now turn %d, %s phase", c.CommandID, after.Turn, after.Phase, s.Turn, s.Phase)
 	}
-	if why := standsNow(s, current); why != "" {
+	if why := standsNow(s, current); why.Format != "" {
 		return nil, refuse(RuleRetract, "changed_since", "what command %s did has changed since: %s", c.CommandID, why)
 	}
 	types := make([]string, len(f.Events))
@@ -142,7 +142,7 @@ func decideRetractAgree(s *State, c *AgreeRetract) ([]Event, *Refusal) {
 	if s.Turn != r.Turn || s.Phase != r.Phase {
 		return nil, refuse(RuleRetract, "moved_on", "retraction request %d was made in turn %d, %s phase; it is now turn %d, %s phase", r.N, r.Turn, r.Phase, s.Turn, s.Phase)
 	}
-	if why := standsNow(s, r.Current); why != "" {
+	if why := standsNow(s, r.Current); why.Format != "" {
 		return nil, refuse(RuleRetract, "changed_since", "what command %s did has changed since the request: %s", r.CommandID, why)
 	}
 	return []Event{&CommandRetracted{Request: r.N, CommandID: r.CommandID, Versions: slices.Clone(r.Versions), Restore: r.Restore.clone()}}, nil
@@ -205,11 +205,12 @@ func diffRecords(before, after *State) (restore, current Restore, why string) {
 	return restore, current, ""
 }
 
-// standsNow says what of current (what a command left) no longer stands in s.
-func standsNow(s *State, current Restore) string {
+// standsNow says what of current (what a command left) no longer stands in
+// s (phrase.retract_why), or nothing (Words{}).
+func standsNow(s *State, current Restore) Words {
 	for _, u := range current.Units {
 		if now := s.Units[u.ID]; now == nil || *now != u {
-			return "unit " + u.ID + " has changed"
+			return words("unit %s has changed", u.ID)
 		}
 	}
 	places := map[string]GeneralPlace{}
@@ -218,20 +219,20 @@ func standsNow(s *State, current Restore) string {
 	}
 	for _, g := range current.Generals {
 		if places[g.General] != g {
-			return "general " + g.General + " has moved"
+			return words("general %s has moved", g.General)
 		}
 	}
 	for _, e := range current.UnitTurns {
 		if !samePtr(s.TurnBook.Units[e.Unit], e.Turn) {
-			return "unit " + e.Unit + " has acted"
+			return words("unit %s has acted", e.Unit)
 		}
 	}
 	for _, e := range current.GeneralTurns {
 		if !samePtr(s.TurnBook.Generals[e.General], e.Turn) {
-			return "general " + e.General + " has acted"
+			return words("general %s has acted", e.General)
 		}
 	}
-	return ""
+	return Words{}
 }
 
 // generalPlaces lists every general's place in the order of the sides.

@@ -12,12 +12,13 @@ import (
 // pose is one place a moving base passes through on its way (F.8): it
 // slides there in a straight leg from the pose before (Turn 0), or turns
 // there on the spot by Turn degrees, clockwise positive, about Pivot.
-// Where names it in messages ("waypoint 1", "the destination").
+// Where names it in messages ("at waypoint 1", "turning at the
+// destination": phrase.edge_where).
 type pose struct {
 	Base  geom.Base
 	Pivot geom.Vec
 	Turn  float64
-	Where string
+	Where Words
 	Step  int // the waypoint's number, 0 for none
 }
 
@@ -29,9 +30,9 @@ func planCourse(p movePlan) []pose {
 		if i == len(p.steps)-1 {
 			n = 0
 		}
-		out = append(out, pose{Base: st.before, Where: "at " + p.where(i), Step: n})
+		out = append(out, pose{Base: st.before, Where: p.whereAt("at ", i), Step: n})
 		if st.turn != 0 {
-			out = append(out, pose{Base: st.after, Pivot: st.before.Center, Turn: st.turn, Where: "turning at " + p.where(i), Step: n})
+			out = append(out, pose{Base: st.after, Pivot: st.before.Center, Turn: st.turn, Where: p.whereAt("turning at ", i), Step: n})
 		}
 	}
 	return out
@@ -81,8 +82,8 @@ func (s *State) flankBreach(side string, from geom.Base, course []pose) *edgeBre
 	return nil
 }
 
-// refusal words a breach for unit (or general) who.
-func (b *edgeBreach) refusal(s *State, who string) *Refusal {
+// refusal words a breach for unit (or general) who (phrase.who).
+func (b *edgeBreach) refusal(s *State, who Words) *Refusal {
 	m, meas := b.march, s.Measurement
 	r := refuse("F.8", "flank_edge", "%s declared a flank march on the %s edge (march %d): %s would come %s from that edge %s; enemies keep %s away, anywhere along a move",
 		m.Side, m.Edge, m.N, who, fmtMeasured(b.distance, b.limit, meas), b.at.Where, fmtLen(b.limit, meas)).
@@ -96,7 +97,7 @@ func (b *edgeBreach) refusal(s *State, who string) *Refusal {
 // flankCourseRefusal is F.8 for unit u moving from its base along course.
 func (s *State) flankCourseRefusal(u *Unit, course []pose) *Refusal {
 	if b := s.flankBreach(u.Side, u.Base, course); b != nil {
-		return b.refusal(s, "unit "+u.ID)
+		return b.refusal(s, words("unit %s", u.ID))
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ func decideFlankChooseEntry(s *State, c *ChooseFlankEntry) ([]Event, *Refusal) {
 func (s *State) flankEntryTerrainRefusal(p geom.Vec) *Refusal {
 	for _, t := range s.Terrain {
 		if t.Kind.Has(geom.Difficult|geom.Impassable) && t.Outline.Contains(p) {
-			return refuse("F.4", "entry_in_difficult_terrain", "the opponent may not choose an entry point in difficult terrain: %s is in %q (%s)", p, t.Name, t.Kind).
+			return refuse("F.4", "entry_in_difficult_terrain", "the opponent may not choose an entry point in difficult terrain: %s is in %q (%s)", p, t.Name, kindWords(t.Kind)).
 				with("x", p.X, "y", p.Y)
 		}
 	}
@@ -209,11 +209,12 @@ func decideFlankEnter(s *State, c *EnterFlank) ([]Event, *Refusal) {
 	return append(evs, ev), nil
 }
 
-func fightNote(m *FlankMarch) string {
+// fightNote says how a met flank march fought, if it did (phrase.fight_note).
+func fightNote(m *FlankMarch) Words {
 	if m.Fight != "" {
-		return ", then " + m.Fight + " (F.10)"
+		return words(", then %s (F.10)", m.Fight)
 	}
-	return ""
+	return words("")
 }
 
 // inward is the facing, in degrees, of a unit entering from edge e.

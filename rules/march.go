@@ -221,7 +221,7 @@ func decideDeclareMarch(s *State, c *DeclareMarch, dice Dice) ([]Event, *Refusal
 	}
 	if !c.Initiative {
 		return nil, refuse("M.15", "march_limit", "%s (%s) marches %s a turn and %d are marching; the brigadier may try his initiative for one more (initiative: true)",
-			sd.ID, firstNonEmpty(sd.Nation, "no nation"), plural(limit, "brigade", "brigades"), marching).with("limit", limit, "marching", marching), nil
+			sd.ID, nationWords(sd.Nation), plural(limit, "brigade", "brigades"), marching).with("limit", limit, "marching", marching), nil
 	}
 	if tb.MarchTries[b.ID] {
 		return nil, refuse("M.15", "initiative_tried", "brigade %s's brigadier has already tried his march initiative this turn", b.ID), nil
@@ -363,4 +363,12 @@ func describeMarch(e Event) string {
 		return fmt.Sprintf("brigade %s stays under %s: its brigadier's initiative for %s rolled %d, above %d (M.15)", ev.Brigade, ev.From, ev.To, rollTotal(ev.Roll), ev.AtMost)
 	}
 	return ""
+}
+
+// nationWords names a side's nation, or says it has none (phrase.nation).
+func nationWords(nation string) Words {
+	if nation == "" {
+		return words("no nation")
+	}
+	return words("%s", nation)
 }

@@ -4,7 +4,6 @@
 package rules
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -67,9 +66,9 @@ func decideMarch(s *State, c *MarchUnit) ([]Event, *Refusal) {
 		}
 	}
 	if cost := p.cost(); cost > left+geom.Eps {
-		used := ""
+		used := words("") // phrase.marched_already
 		if ut.Marched > 0 {
-			used = fmt.Sprintf(", %s marched already", fmtMeasured(ut.Marched, 0, m))
+			used = words(", %s marched already", fmtMeasured(ut.Marched, 0, m))
 		}
 		return nil, refuse("M.12", "march_too_far", "%s marches %s a turn (%s)%s: %s left, this march is %s%s",
 			u.Type, fmtLen(speed, m), rs.UnitTypes[u.Type].TacticalMarch, used, fmtMeasured(left, cost, m), fmtMeasured(cost, left, m), costDetail(p, m)).

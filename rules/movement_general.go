@@ -87,8 +87,8 @@ func decideGeneralMove(s *State, c *MoveGeneral) ([]Event, *Refusal) {
 			with("distance", d, "allowed", allowed, "moved", moved)
 	}
 	// F.8: a straight line comes nearest an edge at one of its ends.
-	if b := s.flankBreach(g.Side.ID, geom.Base{Center: g.Position}, []pose{{Base: geom.Base{Center: c.To}, Where: "at " + c.To.String()}}); b != nil {
-		return nil, b.refusal(s, "general "+g.ID)
+	if b := s.flankBreach(g.Side.ID, geom.Base{Center: g.Position}, []pose{{Base: geom.Base{Center: c.To}, Where: words("at %s", c.To)}}); b != nil {
+		return nil, b.refusal(s, words("general %s", g.ID))
 	}
 	ev := &GeneralMoved{Turn: s.Turn, General: g.ID, Side: g.Side.ID, From: g.Position, To: c.To,
 		Distance: round6(d), Moved: round6(moved + d), Allowed: allowed}

@@ -213,19 +213,18 @@ func fillMoved(ev *UnitMoved, path []Waypoint, p movePlan, allowed float64) {
 }
 
 // costDetail explains a cost made of more than the path: " (path 5.0",
-// turns 3.7", difficult terrain 1.0")".
-func costDetail(p movePlan, m string) string {
-	if p.turnCost == 0 && p.difficult == 0 {
-		return ""
+// turning 3.7", difficult terrain 1.0")" (phrase.cost).
+func costDetail(p movePlan, m string) Words {
+	path, turning, difficult := fmtMeasured(p.length, 0, m), fmtMeasured(p.turnCost, 0, m), fmtMeasured(p.difficult, 0, m)
+	switch {
+	case p.turnCost == 0 && p.difficult == 0:
+		return words("")
+	case p.difficult == 0:
+		return words(" (path %s, turning %s)", path, turning)
+	case p.turnCost == 0:
+		return words(" (path %s, difficult terrain %s)", path, difficult)
 	}
-	s := " (path " + fmtMeasured(p.length, 0, m)
-	if p.turnCost > 0 {
-		s += ", turning " + fmtMeasured(p.turnCost, 0, m)
-	}
-	if p.difficult > 0 {
-		s += ", difficult terrain " + fmtMeasured(p.difficult, 0, m)
-	}
-	return s + ")"
+	return words(" (path %s, turning %s, difficult terrain %s)", path, turning, difficult)
 }
 
 // movementUnit checks what every movement-phase command of a unit checks:

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -55,12 +54,17 @@ func (p movePlan) points() []geom.Vec {
 	return out
 }
 
-// where names a step of a plan in messages: "waypoint 2" or "the destination".
-func (p movePlan) where(i int) string {
+// where names a step of a plan in messages: "waypoint 2" or "the
+// destination" (phrase.where_at, phrase.where_to).
+func (p movePlan) where(i int) Words { return p.whereAt("", i) }
+
+// whereAt is where with words before it: "at waypoint 2", "turning at the
+// destination" (phrase.edge_where).
+func (p movePlan) whereAt(before string, i int) Words {
 	if i == len(p.steps)-1 {
-		return "the destination"
+		return words(before + "the destination")
 	}
-	return fmt.Sprintf("waypoint %d", i+1)
+	return words(before+"waypoint %d", i+1)
 }
 
 // planPath resolves a move of base b through path to `to`, turning to
@@ -190,7 +194,7 @@ func checkPlan(s *State, u *Unit, p movePlan, mc moveCheck) *Refusal {
 // legImpassable refuses a straight leg whose swept base crosses impassable
 // terrain (more than the contact tolerance deep): only a turn on the spot
 // may pass through it (K.3).
-func legImpassable(s *State, u *Unit, from geom.Base, to geom.Vec, where string) *Refusal {
+func legImpassable(s *State, u *Unit, from geom.Base, to geom.Vec, where Words) *Refusal {
 	in := from.Inset(geom.ContactTolerance)
 	if in.Width <= 0 || in.Depth <= 0 {
 		in = from
@@ -219,7 +223,7 @@ func polygonsMeet(a, b geom.Polygon) bool {
 
 // checkStand judges a position a move stops at or turns at (K.1, K.3, M.7,
 // and the gap of C.9/K.2). A mid-path turn cites K.3 for friends.
-func checkStand(s *State, u *Unit, b geom.Base, from geom.Base, where string, mc moveCheck, midTurn bool) *Refusal {
+func checkStand(s *State, u *Unit, b geom.Base, from geom.Base, where Words, mc moveCheck, midTurn bool) *Refusal {
 	rs, m := s.Ruleset, s.Measurement
 	gap := rs.Contact.Gap.For(m)
 	if !s.Table.Contains(b) {
@@ -238,7 +242,7 @@ func checkStand(s *State, u *Unit, b geom.Base, from geom.Base, where string, mc
 		d := geom.Distance(b, o.Base)
 		if o.Side == u.Side {
 			if d <= geom.ContactTolerance {
-				what := "in base contact with"
+				what := "in base contact with" // phrase.friend_how
 				if geom.Overlaps(b, o.Base) {
 					what = "overlapping"
 				}

@@ -141,7 +141,7 @@ func checkReformed(s *State, u *Unit, formation string, to geom.Base) *Refusal {
 		}
 	}
 	// F.8: the new base may not reach nearer an enemy flank march's edge.
-	return s.flankCourseRefusal(u, []pose{{Base: to, Where: "in " + formation}})
+	return s.flankCourseRefusal(u, []pose{{Base: to, Where: words("in %s", formation)}})
 }
 
 // formationTest takes the M.9 test before the change ev when a formed

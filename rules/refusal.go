@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/clubledger/ledger/rules/geom"
 )
 
 // Refusal is a command the rules do not allow. Rule cites docs/rules.md ("C.17"),
@@ -72,6 +74,17 @@ func (w Words) String() string { return sprintf(w.Format, w.Args) }
 
 // words makes Words.
 func words(format string, a ...any) Words { return Words{Format: format, Args: a} }
+
+// kindWords says a terrain kind as its String does, each flag a value
+// ("difficult,road": phrase.terrain_kind).
+func kindWords(k geom.Kind) Words {
+	names := k.Names()
+	args := make([]any, len(names))
+	for i, n := range names {
+		args[i] = n
+	}
+	return Words{Format: strings.TrimSuffix(strings.Repeat("%s,", len(names)), ","), Args: args}
+}
 
 // sprintf is fmt.Sprintf, but a refusal among the values prints as its
 // message (a wrapper's inner refusal), not as its Error.

@@ -55,7 +55,7 @@ func ParseArcRule(s string) (ArcRule, error) {
 	case ArcRuleDiagonals, ArcRuleQuadrants, ArcRuleEdgeExtended:
 		return r, nil
 	}
-	return "", fmt.Errorf("unknown arc rule %q (want diagonals, quadrants or edge-extended)", s)
+	return "", errorf("unknown arc rule %q (want diagonals, quadrants or edge-extended)", s)
 }
 
 // halfPlane is n·l >= c in a base's local frame (X right, Y ahead), n a

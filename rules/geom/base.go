@@ -9,10 +9,10 @@ import (
 // positive, or a number that is not finite.
 func (b Base) Validate() error {
 	if !b.Center.IsFinite() || !finite(b.Facing) || !finite(b.Width) || !finite(b.Depth) {
-		return fmt.Errorf("base has a coordinate, facing or size that is not a finite number")
+		return errorf("base has a coordinate, facing or size that is not a finite number")
 	}
 	if b.Width <= 0 || b.Depth <= 0 {
-		return fmt.Errorf("base size %gx%g: width and depth must be positive", b.Width, b.Depth)
+		return errorf("base size %gx%g: width and depth must be positive", b.Width, b.Depth)
 	}
 	return nil
 }

@@ -145,3 +145,26 @@ func (b Base) FrontCenter() Vec { return b.Center.Add(b.Forward().Scale(b.Depth 
 // LeaderPoint is the point K.4 measures a charge from and K.8 classifies:
 // the middle of the front edge (K.10 default, the same as FrontCenter).
 func (b Base) LeaderPoint() Vec { return b.FrontCenter() }
+
+// Error is a geometry the table cannot use (a base, a polygon, a table, a
+// terrain piece, an edge or arc rule by name), kept as the English format
+// of its message and the values, which i18n says again in another
+// language (phrase.geom).
+type Error struct {
+	Format string
+	Args   []any
+}
+
+func (e *Error) Error() string { return fmt.Sprintf(e.Format, e.Args...) }
+
+// Unwrap gives the error an Error says more around ("terrain %q: %s").
+func (e *Error) Unwrap() error {
+	for _, a := range e.Args {
+		if err, ok := a.(error); ok {
+			return err
+		}
+	}
+	return nil
+}
+
+func errorf(format string, a ...any) error { return &Error{Format: format, Args: a} }

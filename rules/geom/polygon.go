@@ -1,7 +1,6 @@
 package geom
 
 import (
-	"fmt"
 	"math"
 	"sort"
 )
@@ -36,28 +35,28 @@ func (p Polygon) Area() float64 { return math.Abs(p.signedArea()) }
 // that cross.
 func (p Polygon) Validate() error {
 	if len(p) < 3 {
-		return fmt.Errorf("polygon has %d vertices, need at least 3", len(p))
+		return errorf("polygon has %d vertices, need at least 3", len(p))
 	}
 	for i, v := range p {
 		if !v.IsFinite() {
-			return fmt.Errorf("polygon vertex %d is not a finite point", i)
+			return errorf("polygon vertex %d is not a finite point", i)
 		}
 	}
 	if p.Area() <= Eps {
-		return fmt.Errorf("polygon has no area")
+		return errorf("polygon has no area")
 	}
 	e := p.Edges()
 	n := len(e)
 	for i := 0; i < n; i++ {
 		if e[i].Len() <= Eps {
-			return fmt.Errorf("polygon vertices %d and %d coincide", i, (i+1)%n)
+			return errorf("polygon vertices %d and %d coincide", i, (i+1)%n)
 		}
 		for j := i + 2; j < n; j++ {
 			if i == 0 && j == n-1 {
 				continue // adjacent through the closing edge
 			}
 			if e[i].Intersects(e[j]) {
-				return fmt.Errorf("polygon edges %d and %d cross", i, j)
+				return errorf("polygon edges %d and %d cross", i, j)
 			}
 		}
 	}

@@ -35,13 +35,13 @@ func ParseEdge(s string) (Edge, error) {
 			return e, nil
 		}
 	}
-	return "", fmt.Errorf("unknown table edge %q (want north, south, east or west)", s)
+	return "", errorf("unknown table edge %q (want north, south, east or west)", s)
 }
 
 // Validate reports why the table cannot be played on.
 func (t Table) Validate() error {
 	if !finite(t.Width) || !finite(t.Depth) || t.Width <= 0 || t.Depth <= 0 {
-		return fmt.Errorf("table size %gx%g: width and depth must be positive numbers", t.Width, t.Depth)
+		return errorf("table size %gx%g: width and depth must be positive numbers", t.Width, t.Depth)
 	}
 	return nil
 }

@@ -35,9 +35,13 @@ func (k Kind) Has(f Kind) bool { return k&f != 0 }
 
 // String lists the flags joined by commas ("difficult,blocks-sight"), or
 // "open" for none.
-func (k Kind) String() string {
+func (k Kind) String() string { return strings.Join(k.Names(), ",") }
+
+// Names are the flags' names ("difficult", "blocks-sight"), or "open" for
+// none: what String joins.
+func (k Kind) Names() []string {
 	if k == 0 {
-		return "open"
+		return []string{"open"}
 	}
 	var parts []string
 	for _, n := range kindNames {
@@ -48,7 +52,7 @@ func (k Kind) String() string {
 	if rest := k &^ (Impassable | Difficult | Road | BlocksSight); rest != 0 {
 		parts = append(parts, fmt.Sprintf("0x%x", uint8(rest)))
 	}
-	return strings.Join(parts, ",")
+	return parts
 }
 
 // ParseKind reads a comma-separated list of flag names ("open" or "" for
@@ -68,7 +72,7 @@ func ParseKind(s string) (Kind, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("unknown terrain kind %q (want impassable, difficult, road, blocks-sight or open)", w)
+			return 0, errorf("unknown terrain kind %q (want impassable, difficult, road, blocks-sight or open)", w)
 		}
 	}
 	return k, nil
@@ -98,7 +102,7 @@ type Terrain struct {
 // Validate reports why the piece cannot be placed: a bad outline.
 func (t Terrain) Validate() error {
 	if err := t.Outline.Validate(); err != nil {
-		return fmt.Errorf("terrain %q: %w", t.Name, err)
+		return errorf("terrain %q: %s", t.Name, err)
 	}
 	return nil
 }
