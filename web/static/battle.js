@@ -663,7 +663,10 @@ export async function battleView(main, cid, bid) {
 
 export function logEntry(e) {
   const li = el("li", { "data-version": String(e.version), "data-type": e.type },
-    el("button", { type: "button", class: "review-open", "data-review": String(e.version), title: t("page.review.open_hint"), text: t("page.review.open") }),
+    el("button", { type: "button", class: "review-open", "data-review": String(e.version), title: t("page.review.open_hint"), text: t("page.review.open"),
+      // A screen reader lists the log's buttons apart from their rows:
+      // each says which event it reviews.
+      "aria-label": t("page.review.open_event", { n: e.version }) }),
     el("span", { class: "v", text: String(e.version) }), " ",
     el("span", { class: "type", title: e.type, text: term("event", e.type) }), " ",
     el("span", { class: "actor", text: term("actor", e.actor) }),
@@ -833,7 +836,8 @@ function drawDisputes(box, d, ctx) {
     // Its review: where the umpire upholds it, with corrections checked
     // by a dry run; a plain dismissal may also be given here.
     li.append(el("div", { class: "actions" }, el("button", { type: "button", class: "review-dispute small" + (umpire && x.status === "open" ? " primary" : ""),
-      "data-review": String(x.event_version), text: t(umpire && x.status === "open" ? "page.review.rule_open" : "page.review.open"), onclick: () => ctx.review(x.event_version) })));
+      "data-review": String(x.event_version), text: t(umpire && x.status === "open" ? "page.review.rule_open" : "page.review.open"), onclick: () => ctx.review(x.event_version),
+      "aria-label": umpire && x.status === "open" ? t("page.review.rule_open") + " · #" + x.event_version : t("page.review.open_event", { n: x.event_version }) })));
     if (umpire && x.status === "open") {
       const ruling = field("ruling-" + x.dispute, t("disputes.ruling"), { tag: "textarea", rows: "2" });
       const f = commandForm("dismiss-" + x.dispute, [ruling], []);

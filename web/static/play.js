@@ -242,6 +242,11 @@ export function mountPlay(box, ctx) {
       if (to) to.focus();
     });
   }
+  // What a screen reader says as it changes: the turn, the phase and whose
+  // it is, and an opponent's command that asks for an answer. The turn
+  // bar shows them but is drawn again at every event, so it is no live
+  // region itself; this one changes only when they do.
+  const announcer = el("div", { class: "sr-only", id: "announcer", role: "status", "aria-live": "polite" });
   // Turn alerts (notify.js): off until the player turns them on here.
   const alertNote = el("span", { class: "muted alerts-note", id: "alerts-note", "aria-live": "polite" });
   const alertBtn = el("button", { type: "button", id: "alerts", class: "small" + (alertsOn() ? " on" : ""), "aria-pressed": alertsOn() ? "true" : "false",
@@ -257,7 +262,7 @@ export function mountPlay(box, ctx) {
       actingSel ? el("label", { class: "acting" }, t("page.play.acting_for") + " ", actingSel) : null,
       forSel ? el("label", { class: "acting" }, t("page.play.enter_for") + " ", forSel) : null,
       el("div", { class: "alerts" }, alertBtn, alertNote)),
-    past, turnBar, unitTools, toolBox, sideTools, outboxBox, result);
+    past, turnBar, unitTools, toolBox, sideTools, outboxBox, result, announcer);
   drawOutbox();
   if (outbox.waiting().length) setTimeout(flush); // kept from before a reload
 
@@ -1225,9 +1230,19 @@ export function mountPlay(box, ctx) {
   }
   // watchPhase alerts a player when the battle passes to their side (not
   // at each phase of their own that follows: they ended the one before).
-  let seenSide = null;
+  let seenSide = null, seenTurn = null;
   function watchPhase() {
     const s = S(), side = s.status === "in_progress" ? s.phasing_side || "" : "";
+    // Said to a screen reader whenever the turn, the phase or the side
+    // playing changes (not at the first drawing: the page says it then).
+    const at = s.status === "in_progress" ? [s.turn, s.phase, side].join("/") : s.status || "";
+    if (seenTurn !== null && at !== seenTurn) {
+      announcer.textContent = s.status === "in_progress"
+        ? [t("page.play.turn", { n: s.turn, phase: term("phase", s.phase), side: sideName(side) }),
+          side === you.side ? t("page.play.yours") : umpire ? "" : t("page.play.theirs")].filter(Boolean).join(" ")
+        : t(s.status === "ended" ? "page.play.ended" : "page.play.not_started");
+    }
+    seenTurn = at;
     if (seenSide !== null && side !== seenSide && !umpire && side && side === you.side) {
       alertPlayer(t("page.alerts.your_phase", { phase: term("phase", s.phase), n: s.turn }), s.name || "", "phase");
     }
@@ -1245,8 +1260,12 @@ export function mountPlay(box, ctx) {
     event(e) {
       undoOvertaken(e);
       if (!e.actor || e.actor === you.player) return;
-      if (e.type === "dispute.raised") alertPlayer(t("page.alerts.dispute", { who: e.actor }), e.description || "", "dispute-" + e.version);
-      else if (e.type === "command.retract_requested") alertPlayer(t("page.alerts.retract", { who: e.actor }), e.description || "", "retract-" + e.version);
+      const say = (title, tag) => {
+        alertPlayer(title, e.description || "", tag);
+        announcer.textContent = title + (e.description ? ": " + e.description : "");
+      };
+      if (e.type === "dispute.raised") say(t("page.alerts.dispute", { who: e.actor }), "dispute-" + e.version);
+      else if (e.type === "command.retract_requested") say(t("page.alerts.retract", { who: e.actor }), "retract-" + e.version);
     },
     selectionChanged() {
       if (tool && tool.name && ["initiative", "order", "move", "turn", "formation", "charge", "march", "fire", "combat", "general-order"].includes(tool.name)) open(null);
