@@ -100,7 +100,18 @@ func (e *Error) Refusal() *rules.Refusal {
 	if errors.As(e.err, &r) {
 		return r
 	}
-	return &rules.Refusal{Rule: e.Rule, Code: e.Code, Message: firstNonEmpty(e.MessageEn, e.Message), Numbers: e.Numbers}
+	return e.wireRefusal()
+}
+
+// wireRefusal is the refusal an Error read from the wire stands for: its
+// English message, and the words the server said in the caller's language
+// (Said), for the refusal carries no format to say it again from.
+func (e *Error) wireRefusal() *rules.Refusal {
+	r := &rules.Refusal{Rule: e.Rule, Code: e.Code, Message: firstNonEmpty(e.MessageEn, e.Message), Numbers: e.Numbers}
+	if e.Lang != "" && e.Message != "" {
+		r.Said = map[string]string{e.Lang: e.Message}
+	}
+	return r
 }
 
 // Wire returns the error with its cause attached again, as a client reads
@@ -109,7 +120,7 @@ func (e *Error) Refusal() *rules.Refusal {
 func (e *Error) Wire() *Error {
 	switch e.Kind {
 	case KindRefused:
-		e.err = &rules.Refusal{Rule: e.Rule, Code: e.Code, Message: firstNonEmpty(e.MessageEn, e.Message), Numbers: e.Numbers}
+		e.err = e.wireRefusal()
 	case KindUnavailable:
 		e.err = events.ErrUnavailable
 	}

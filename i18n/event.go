@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/clubledger/ledger/rules"
 )
 
 // Event descriptions.
@@ -144,10 +146,11 @@ type renderer struct {
 	// sides are the battle's sides' names by id.
 	sides map[string]string
 	depth int
-	// inner is the refusal family a wrapped message is said as (phrase.go).
-	inner string
 	// say: the templates are English's "say.<key>" (phrase.go).
 	say bool
+	// exact: the message is said from its format and values (a refusal,
+	// refusal.go), and so are its parts: nothing is read back from English.
+	exact bool
 }
 
 // node is a parsed template: literal text, a field, a condition or a join.
@@ -278,6 +281,9 @@ func (r *renderer) test(cond string, at any) bool {
 	kind, expr := cond[0], cond[1:]
 	path, want, eq := strings.Cut(expr, "=")
 	v := lookup(at, path)
+	if p, ok := v.(part); ok {
+		v = p.text
+	}
 	if kind == '#' {
 		return v != nil
 	}
@@ -301,6 +307,9 @@ func (r *renderer) test(cond string, at any) bool {
 func (r *renderer) field(spec string, at any) (string, bool) {
 	path, rest, _ := strings.Cut(spec, ":")
 	v := lookup(at, path)
+	if p, ok := v.(part); ok && !strings.HasPrefix(rest, "sub=") && rest != "inner" {
+		v = p.text // a part read as the text it prints as
+	}
 	var fmts []string
 	if rest != "" {
 		// each= and plural= take the rest of the tag: they may hold colons' neighbours.
@@ -410,7 +419,26 @@ func (r *renderer) format(f string, v any) (any, bool) {
 	case "sub":
 		// A phrase of another family (phrase.go): a part of a message the
 		// rules print from words of their own; each element of a list,
-		// joined by "; ".
+		// joined by "; ". In a refusal, said from its format and values
+		// (refusal.go).
+		if p, isPart := v.(part); isPart {
+			v = p.v
+		}
+		if r.exact {
+			if list, isList := v.([]any); isList {
+				parts := make([]string, 0, len(list))
+				for _, el := range list {
+					out, ok := r.subPart(arg, el)
+					if !ok {
+						return nil, false
+					}
+					parts = append(parts, out)
+				}
+				return strings.Join(parts, "; "), true
+			}
+			out, ok := r.subPart(arg, v)
+			return out, ok
+		}
 		if list, isList := v.([]any); isList {
 			parts := make([]string, 0, len(list))
 			for _, el := range list {
@@ -436,12 +464,14 @@ func (r *renderer) format(f string, v any) (any, bool) {
 		}
 		return out, true
 	case "inner":
-		// A refusal's message inside a wrapper (phrase.go).
-		s, ok := v.(string)
-		if !ok || r.inner == "" {
+		// The refusal a wrapper says more around (refusal.wrap), said as a
+		// refusal (refusal.go).
+		p, _ := v.(part)
+		ref, ok := p.v.(*rules.Refusal)
+		if !ok {
 			return nil, false
 		}
-		out, ok := r.innerRefusal(s)
+		out, ok := r.refusal(ref, nil)
 		if !ok {
 			return nil, false
 		}

@@ -8,13 +8,18 @@
 // "battle.events", the CLI's "cli.board.title", the ledger's own words
 // "term.<kind>.<value>" (Render, Term: render.go).
 //
-// A refusal's English is the rules' message. en.json holds each message a
-// refusal of a code can have as the Go format the code prints it with
-// ("refusal.<code>#<n>"), and another catalogue says it under the same key,
-// naming the message's values by position (phrase.go); a message no format
-// matches, or a template naming a value that is not there, shows the
+// A refusal's English is the rules' message. A refusal carries the Go
+// format its message was made with and the values (rules.Refuse); en.json
+// holds each format a refusal of a code can have ("refusal.<code>#<n>"),
+// and another catalogue says it under the same key, naming the values by
+// position. The refusal is said by the entry whose format is its own, an
+// exact lookup, never by reading its English back (refusal.go); a format
+// no entry has, or a template naming a value that is not there, shows the
 // English instead, so a translation never drops a number or a word. Tests
 // read the rules' and the campaign's sources to keep the formats in step.
+// Other messages made by code that keeps no format (the audit's findings,
+// a broken chain, an order's modifiers) are read back from their English
+// by regular expressions made from the same kind of formats (phrase.go).
 //
 // Event descriptions are said from templates "event.<type>" filled from
 // the event's payload (event.go: Catalogue.Event), English being the
@@ -49,8 +54,10 @@ var Languages = []string{"en", "ru"}
 // Catalogue is the set of message catalogues, one per language.
 type Catalogue struct {
 	texts map[string]map[string]string
-	// phrases are the English formats of refusals and other messages made
-	// by code, by family (phrase.go).
+	// formats are the English formats of refusals and other messages made
+	// by code, by family (refusal.go); phrases are those of the messages
+	// read back from their English, compiled (phrase.go).
+	formats map[string][]format
 	phrases map[string][]phrase
 }
 
@@ -72,11 +79,15 @@ func Load() (*Catalogue, error) {
 		}
 		c.texts[lang] = m
 	}
-	ph, err := compilePhrases(c.texts["en"])
+	fs, err := compileFormats(c.texts["en"])
 	if err != nil {
 		return nil, fmt.Errorf("i18n: %w", err)
 	}
-	c.phrases = ph
+	ph, err := compilePhrases(c.texts)
+	if err != nil {
+		return nil, fmt.Errorf("i18n: %w", err)
+	}
+	c.formats, c.phrases = fs, ph
 	return c, nil
 }
 
@@ -223,16 +234,26 @@ type Vars struct {
 	Words       map[string]string
 }
 
-// Refusal renders r's message in lang. English is the rules' own message,
-// but where en.json says its format again in words ("say.", phrase.go).
-// Another language says it by the phrase of r's code whose English format
-// the message matches ("refusal.<code>#<n>", phrase.go), its template
-// naming the message's values by position (and r's numbers and vars' words
-// by name); without one it falls back to the English message. The rule id
-// is not part of the message: callers show it beside.
+// Refusal renders r's message in lang, from its format and values
+// (r.Format, r.Args; refusal.go), never from its English text. English is
+// the rules' own message, but where en.json says its format again in words
+// ("say.", phrase.go). Another language says it by the entry of r's code
+// whose Go format is r's ("refusal.<code>#<n>", or "refusal.wrap#<n>" for
+// words said around another refusal), its template naming the values by
+// position (and r's numbers and vars' words by name); without one it
+// falls back to the English message. A refusal read from a server's
+// answer (no format) is said as the server said it in lang (r.Said), else
+// in English. The rule id is not part of the message: callers show it
+// beside.
 func (c *Catalogue) Refusal(lang string, r *rules.Refusal, vars Vars) string {
 	if r == nil {
 		return ""
+	}
+	if r.Format == "" {
+		if s, ok := r.Said[lang]; ok && s != "" {
+			return s
+		}
+		return r.Message
 	}
 	if c == nil {
 		return r.Message
@@ -246,7 +267,8 @@ func (c *Catalogue) Refusal(lang string, r *rules.Refusal, vars Vars) string {
 	for k, v := range r.Numbers {
 		more[k] = v
 	}
-	if out, ok := c.phraseWith(lang, "refusal."+r.Code, r.Message, more, vars.Measurement); ok {
+	rr := &renderer{c: c, lang: lang, measurement: vars.Measurement, say: lang == "en", exact: true}
+	if out, ok := rr.refusal(r, more); ok {
 		return out
 	}
 	return r.Message

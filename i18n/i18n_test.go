@@ -8,11 +8,23 @@ import (
 	"github.com/clubledger/ledger/rules"
 )
 
+// made is a refusal made as the rules make it (rules.Refuse: a format and
+// its values), whose English must be message.
+func made(t *testing.T, message, rule, code, format string, a ...any) *rules.Refusal {
+	t.Helper()
+	r := rules.Refuse(rule, code, format, a...)
+	if r.Message != message {
+		t.Fatalf("made %q, want %q", r.Message, message)
+	}
+	return r
+}
+
 func TestWebRefusalInEnglishAndRussian(t *testing.T) {
 	c := MustLoad()
-	r := &rules.Refusal{Rule: "C.17", Code: "move_too_far",
-		Message: `infantry moves 6" per action, 6.0" in 1 action; this move is 6.1" and needs 2 actions`,
-		Numbers: map[string]float64{"distance": 6.1, "allowed": 6, "per_action": 6, "actions": 1, "actions_needed": 2}}
+	r := made(t, `infantry moves 6" per action, 6.0" in 1 action; this move is 6.1" and needs 2 actions`,
+		"C.17", "move_too_far", "%s moves %s per action, %s in %s; this move is %s and needs %s%s",
+		rules.Words{Format: "%s", Args: []any{"infantry"}}, `6"`, `6.0"`, "1 action", `6.1"`, "2 actions", rules.Words{})
+	r.Numbers = map[string]float64{"distance": 6.1, "allowed": 6, "per_action": 6, "actions": 1, "actions_needed": 2}
 	vars := Vars{Measurement: "in", Words: map[string]string{"unit": "33-ligne"}}
 	if got := c.Refusal("en", r, vars); got != r.Message {
 		t.Errorf("en: %q", got)
@@ -23,35 +35,42 @@ func TestWebRefusalInEnglishAndRussian(t *testing.T) {
 	}
 	// In centimetres, with the turns and terrain the move cost, and the
 	// formation the unit moves in.
-	cm := &rules.Refusal{Rule: "C.17", Code: "move_too_far",
-		Message: `light_infantry attack_column moves 10 cm per action, 20.0 cm in 2 actions; this move is 21.25 cm and needs 3 actions (path 18.0 cm, turning 3.25 cm)`}
+	cm := made(t, `light_infantry attack_column moves 10 cm per action, 20.0 cm in 2 actions; this move is 21.25 cm and needs 3 actions (path 18.0 cm, turning 3.25 cm)`,
+		"C.17", "move_too_far", "%s moves %s per action, %s in %s; this move is %s and needs %s%s",
+		rules.Words{Format: "%s %s", Args: []any{"light_infantry", "attack_column"}}, "10 cm", "20.0 cm", "2 actions", "21.25 cm", "3 actions",
+		rules.Words{Format: " (path %s, turning %s)", Args: []any{"18.0 cm", "3.25 cm"}})
 	if ru := c.Refusal("ru", cm, Vars{}); ru != `лёгкая пехота в построении «колонна к атаке»: 10,0 см за действие; 2 действия позволяют 20,0 см, а это передвижение — 21,25 см, ему нужно 3 действия (путь 18,0 см, повороты 3,25 см)` {
 		t.Errorf("ru cm: %q", ru)
 	}
-	// A message no format of its code matches, or a code without formats,
-	// falls back to the English message: nothing is lost.
+	// A message no format of its code has, or a code without formats, or
+	// a refusal with no format at all, falls back to the English message:
+	// nothing is lost.
 	for _, other := range []*rules.Refusal{
-		{Rule: "X.1", Code: "no_such_code", Message: "the English words"},
-		{Rule: "C.3", Code: "no_order", Message: "unit u has no order, worded as the rules never did"},
+		made(t, "the English words", "X.1", "no_such_code", "the English words"),
+		{Rule: "X.1", Code: "no_order", Message: "unit u has no order this turn, so no actions"},
+		made(t, "unit u has no order, worded as the rules never did", "C.3", "no_order", "unit %s has no order, worded as the rules never did", "u"),
 		// A part of a message in words no phrase knows.
-		{Rule: "C.17", Code: "move_too_far", Message: `infantry moves 6" per action, 6.0" in 1 action; this move is 6.1" and needs 2 actions (by moonlight)`},
+		made(t, `infantry moves 6" per action, 6.0" in 1 action; this move is 6.1" and needs 2 actions (by moonlight)`,
+			"C.17", "move_too_far", "%s moves %s per action, %s in %s; this move is %s and needs %s%s",
+			rules.Words{Format: "%s", Args: []any{"infantry"}}, `6"`, `6.0"`, "1 action", `6.1"`, "2 actions", rules.Words{Format: " (by moonlight)"}),
 	} {
 		if got := c.Refusal("ru", other, vars); got != other.Message {
 			t.Errorf("fallback: %q", got)
 		}
 	}
-	// The values come from the message itself: no command words needed.
-	noUnit := &rules.Refusal{Rule: "C.3", Code: "no_order", Message: "unit 33-ligne has no order this turn, so no actions"}
+	// The values come from the refusal itself: no command words needed.
+	noUnit := made(t, "unit 33-ligne has no order this turn, so no actions", "C.3", "no_order", "unit %s has no order this turn, so no actions", "33-ligne")
 	if got := c.Refusal("ru", noUnit, Vars{}); got != "у отряда 33-ligne в этот ход нет приказа, а значит, нет и действий" {
 		t.Errorf("no_order: %q", got)
 	}
 	// One code, several messages: each its own words.
-	c11 := &rules.Refusal{Rule: "C.11", Code: "unit_failed", Message: "unit ir-4 already failed an order this turn: not even the commander-in-chief may order it"}
+	c11 := made(t, "unit ir-4 already failed an order this turn: not even the commander-in-chief may order it",
+		"C.11", "unit_failed", "unit %s already failed an order this turn: not even the commander-in-chief may order it", "ir-4")
 	if got := c.Refusal("ru", c11, vars); !strings.Contains(got, "даже главнокомандующий") || !strings.Contains(got, "ir-4") {
 		t.Errorf("C.11: %q", got)
 	}
 	// Words of the rules (a status) in Russian.
-	routed := &rules.Refusal{Rule: "T.4", Code: "unit_inactive", Message: "unit ir-4 is routed and cannot move"}
+	routed := made(t, "unit ir-4 is routed and cannot move", "T.4", "unit_inactive", "unit %s is %s and cannot move", "ir-4", "routed")
 	if got := c.Refusal("ru", routed, vars); got != "отряд ir-4 бежит и двигаться не может" {
 		t.Errorf("T.4: %q", got)
 	}

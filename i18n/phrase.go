@@ -14,24 +14,34 @@ import (
 //
 // The English catalogue holds each phrase as the Go format string the code
 // prints it with, under a key "<family>#<n>" ("refusal.unit_inactive#1":
-// "unit %s is %s and cannot act"); a verb may name the kind of text it
-// stands for, "%{len}s", so that a message reads back unambiguously (the
-// kinds: below, formatVerb). Another catalogue holds the same key with its
-// template, in the event descriptions' language (event.go), naming the
-// verbs' values by position: {1}, {2:@term.status}, {3:len}.
+// "unit %s is %{word}s and cannot act"); a verb may name the kind of text it
+// stands for, "%{len}s" (the kinds: below, formatVerb). Another catalogue
+// holds the same key with its template, in the event descriptions'
+// language (event.go), naming the verbs' values by position: {1},
+// {2:@term.status}, {3:len}.
 //
-// A message is matched against its family's formats in key order; the first
-// that matches whole and whose template reads gives the values, and the
-// template of the same key says them. A message no format matches, or only
-// formats whose templates name a value that is not there, gives no phrase:
-// the caller shows the English.
+// Refusals, and the parts of their messages (phrase.label, phrase.cost,
+// phrase.where_at, ...), are said from what they were made of: the format
+// and values a rules.Refusal (rules.Words, geom.Error) carries, by the
+// entry whose Go format (GoFormat) is theirs, an exact lookup
+// (refusal.go). Nothing of a refusal is read back from its English.
+//
+// The messages whose code keeps no format (the audit's findings and
+// summaries, a log's broken chain and unsigned events, an order's
+// modifiers: readBack) are read back: a message is matched against its
+// family's formats, compiled to regular expressions (the kinds making the
+// reading unambiguous), in key order; the first that matches whole and
+// whose template reads gives the values, and the template of the same key
+// says them. A message no format matches, or only formats whose templates
+// name a value that is not there, gives no phrase: the caller shows the
+// English.
 //
 // English itself is the code's message, but for the formats en.json says
 // again under "say.<key>", in the same template language: the words of the
 // ledger's terms where the code prints ids ("light infantry moves 6\" per
 // action", not light_infantry).
 //
-// Tests (phrase_test.go, refusal_test.go) read the Go sources of the rules,
+// Tests (phrase_test.go, sources_test.go) read the Go sources of the rules,
 // the campaign and the audit, and fail when a format printed there has no
 // entry here, or an entry no format: the catalogues cannot go stale.
 
@@ -42,14 +52,58 @@ type phrase struct {
 	verbs []string // each capture's verb ("s", "d", "q", ...)
 }
 
-// compilePhrases compiles every "<family>#<n>" entry of the English
-// catalogue, grouped by family in key order.
-func compilePhrases(en map[string]string) (map[string][]phrase, error) {
+// readBack are the families Phrase reads back from their English: the
+// audit's findings and summaries, a log's broken chain and unsigned events,
+// an order's modifiers, which their code keeps as text, with no format.
+// The families their templates name (sub=) are read back with them.
+// Refusals and their parts never are: they are said from their format and
+// values (refusal.go).
+func readBack(family string) bool {
+	return strings.HasPrefix(family, "phrase.audit.") || family == "phrase.chain" || family == "phrase.signature" || family == "phrase.modifier"
+}
+
+// readBackFamilies is readBack's families and, transitively, those their
+// templates in any language name by sub=.
+func readBackFamilies(texts map[string]map[string]string) map[string]bool {
+	fams := map[string]bool{}
+	for k := range texts["en"] {
+		if f, _, ok := phraseKey(k); ok && readBack(f) {
+			fams[f] = true
+		}
+	}
+	for grown := true; grown; {
+		grown = false
+		for _, m := range texts {
+			for k, v := range m {
+				f, _, ok := phraseKey(strings.TrimPrefix(k, sayPrefix))
+				if !ok || !fams[f] {
+					continue
+				}
+				for _, part := range strings.Split(v, "sub=")[1:] {
+					end := strings.IndexAny(part, ":}")
+					if end < 0 {
+						continue
+					}
+					if name := part[:end]; !fams[name] {
+						fams[name], grown = true, true
+					}
+				}
+			}
+		}
+	}
+	return fams
+}
+
+// compilePhrases compiles the "phrase.<family>#<n>" entries of the English
+// catalogue that Phrase reads back (readBackFamilies), grouped by family in
+// key order.
+func compilePhrases(texts map[string]map[string]string) (map[string][]phrase, error) {
 	out := map[string][]phrase{}
 	var bad []string
-	for k, v := range en {
+	fams := readBackFamilies(texts)
+	for k, v := range texts["en"] {
 		family, n, ok := phraseKey(k)
-		if !ok {
+		if !ok || !fams[family] {
 			continue
 		}
 		re, verbs, err := formatRegexp(v)
@@ -238,23 +292,14 @@ func (c *Catalogue) phraseWith(lang, family, english string, more map[string]any
 		// English is the code's own words, but where en.json says a
 		// format again in words ("say.<key>": a unit's type by its term,
 		// not its id).
-		r := &renderer{c: c, lang: lang, measurement: measurement, inner: family, say: true}
+		r := &renderer{c: c, lang: lang, measurement: measurement, say: true}
 		if out, ok := r.phrase(family, english, more); ok {
 			return out, true
 		}
 		return english, true
 	}
-	r := &renderer{c: c, lang: lang, measurement: measurement, inner: family}
-	if out, ok := r.phrase(family, english, more); ok {
-		return out, true
-	}
-	if strings.HasPrefix(family, "refusal.") {
-		// The rules add to some refusals' messages, whatever their code
-		// ("the whole brigade marches: ..."): refusal.wrap, the message
-		// inside said as its code's ({1:inner}).
-		return r.phrase(wrapFamily, english, more)
-	}
-	return "", false
+	r := &renderer{c: c, lang: lang, measurement: measurement}
+	return r.phrase(family, english, more)
 }
 
 // sayPrefix prefixes the English catalogue's templates that say one of
@@ -264,15 +309,6 @@ const sayPrefix = "say."
 
 // wrapFamily holds the formats the rules wrap a refusal's message in.
 const wrapFamily = "refusal.wrap"
-
-// innerRefusal says a refusal message inside a wrapper: as its code's, or
-// wrapped again.
-func (r *renderer) innerRefusal(s string) (string, bool) {
-	if out, ok := r.phrase(r.inner, s, nil); ok {
-		return out, true
-	}
-	return r.phrase(wrapFamily, s, nil)
-}
 
 // phrase matches english against family and renders the template.
 func (r *renderer) phrase(family, english string, more map[string]any) (string, bool) {
@@ -322,12 +358,12 @@ func captured(verb, s string) any {
 // HasPhrase reports whether family has a format in English and a template
 // in lang for every one (for tests).
 func (c *Catalogue) HasPhrase(lang, family string) bool {
-	ps := c.phrases[family]
-	if len(ps) == 0 {
+	fs := c.formats[family]
+	if len(fs) == 0 {
 		return false
 	}
-	for _, p := range ps {
-		if _, ok := c.texts[lang][p.key]; !ok {
+	for _, f := range fs {
+		if _, ok := c.texts[lang][f.key]; !ok {
 			return false
 		}
 	}
@@ -337,8 +373,8 @@ func (c *Catalogue) HasPhrase(lang, family string) bool {
 // Formats returns the English formats of family, by key (for tests).
 func (c *Catalogue) Formats(family string) map[string]string {
 	out := map[string]string{}
-	for _, p := range c.phrases[family] {
-		out[p.key] = c.texts["en"][p.key]
+	for _, f := range c.formats[family] {
+		out[f.key] = c.texts["en"][f.key]
 	}
 	return out
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/clubledger/ledger/rules"
 )
 
 // TestRefusalsHaveRussian reads every refusal the rules and the campaign
@@ -136,11 +138,14 @@ func exprOf(n ast.Node) ast.Expr {
 	return e
 }
 
-// TestPhraseSamples renders every phrase of ru.json from an English
-// message made from its format: the message reads back (the format's
-// kinds are right), the Russian renders (every part it names exists),
-// names every value of the message, and leaves no English word but ids,
-// rule numbers and the values a user types (field and option names).
+// TestPhraseSamples renders every phrase and refusal of ru.json from a
+// sample made from its English format, its values and the message they
+// print: a refusal (and any part of one) is said from its format and
+// values, as Catalogue.Refusal says it; a phrase is read back from the
+// message too (the format's kinds are right), to the same Russian. The
+// Russian renders (every part it names exists), names every value, and
+// leaves no English word but ids, rule numbers and the values a user types
+// (field and option names).
 func TestPhraseSamples(t *testing.T) {
 	c := MustLoad()
 	n := 0
@@ -152,27 +157,43 @@ func TestPhraseSamples(t *testing.T) {
 		n++
 		tmpl := c.texts["ru"][k]
 		uses := templateUses(tmpl)
-		p := c.phraseByKey(fam, k)
-		for i := range p.verbs {
+		f := c.formatByKey(fam, k)
+		for i := range f.verbs {
 			if _, ok := uses[i+1]; !ok {
 				t.Errorf("%s: the Russian %q drops value %d of %q", k, tmpl, i+1, c.texts["en"][k])
 			}
 		}
-		msg, ids := c.sample(k, 0)
-		if m := p.re.FindStringSubmatch(msg); m == nil {
-			t.Errorf("%s: the sample %q does not read back", k, msg)
+		smp := c.sample(k, 0)
+		if printed := (rules.Words{Format: f.goFmt, Args: smp.args}).String(); printed != smp.text {
+			t.Errorf("%s: the sample's values print %q, not %q", k, printed, smp.text)
 			continue
 		}
-		r := &renderer{c: c, lang: "ru", inner: sampleInner}
-		got, ok := r.phrase(fam, msg, nil)
-		if !ok {
-			t.Errorf("%s: the sample %q has no Russian", k, msg)
+		said, saidOK := (&renderer{c: c, lang: "ru", exact: true}).said(fam, f.goFmt, smp.args, nil)
+		got := said
+		if _, readBack := c.phrases[fam]; readBack {
+			// Read back from the English, as Phrase does.
+			p := c.phraseByKey(fam, k)
+			if m := p.re.FindStringSubmatch(smp.text); m == nil {
+				t.Errorf("%s: the sample %q does not read back", k, smp.text)
+				continue
+			}
+			var ok bool
+			got, ok = (&renderer{c: c, lang: "ru"}).phrase(fam, smp.text, nil)
+			if !ok {
+				t.Errorf("%s: the sample %q has no Russian", k, smp.text)
+				continue
+			}
+			if !strings.Contains(tmpl, "semis") && (!saidOK || said != got) {
+				t.Errorf("%s: said from its values %q (%v), read back %q", k, said, saidOK, got)
+			}
+		} else if !saidOK {
+			t.Errorf("%s: the sample %q has no Russian", k, smp.text)
 			continue
 		}
 		if strings.ContainsAny(got, "{}") {
 			t.Errorf("%s: %q", k, got)
 		}
-		if w := englishWords(got, ids); len(w) > 0 {
+		if w := englishWords(got, smp.ids); len(w) > 0 {
 			t.Errorf("%s: English left in %q: %v", k, got, w)
 		}
 	}
@@ -181,11 +202,21 @@ func TestPhraseSamples(t *testing.T) {
 	}
 }
 
-// phraseByKey is the compiled format of key.
+// phraseByKey is the compiled format of key (a phrase's).
 func (c *Catalogue) phraseByKey(family, key string) phrase {
 	for _, p := range c.phrases[family] {
 		if p.key == key {
 			return p
+		}
+	}
+	panic(key)
+}
+
+// formatByKey is the format of key.
+func (c *Catalogue) formatByKey(family, key string) format {
+	for _, f := range c.formats[family] {
+		if f.key == key {
+			return f
 		}
 	}
 	panic(key)
@@ -207,13 +238,22 @@ func templateUses(tmpl string) map[int]string {
 	return out
 }
 
+// sampled is a sample message: its English, its format's values, and the
+// values that are ids.
+type sampled struct {
+	text string
+	args []any
+	ids  []string
+}
+
 // sample makes an English message from key's format, each value what the
-// Russian template reads it as; ids are the sample values that are ids.
-func (c *Catalogue) sample(key string, depth int) (string, []string) {
+// Russian template reads it as: a part (sub=) is Words of a sample of its
+// family, a wrapper's refusal (inner) a refusal of sampleInner.
+func (c *Catalogue) sample(key string, depth int) sampled {
 	format := c.texts["en"][key]
 	uses := templateUses(c.texts["ru"][key])
 	var b strings.Builder
-	var ids []string
+	var out sampled
 	n := 0
 	for i := 0; i < len(format); {
 		if format[i] != '%' {
@@ -230,15 +270,21 @@ func (c *Catalogue) sample(key string, depth int) (string, []string) {
 		n++
 		use := uses[n]
 		v := ""
+		var arg any
 		switch {
 		case use == "inner":
-			v = c.sampleOf(sampleInner, depth, &ids)
+			s := c.sampleOf(sampleInner, depth, &out.ids)
+			v = s.text
+			_, code, _ := strings.Cut(sampleInner, ".")
+			arg = &rules.Refusal{Code: code, Message: s.text, Format: s.format, Args: s.args}
 		case strings.Contains(use, "sub="):
 			fam := use[strings.Index(use, "sub=")+4:]
 			fam, _, _ = strings.Cut(fam, ":")
-			v = c.sampleOf(fam, depth, &ids)
+			s := c.sampleOf(fam, depth, &out.ids)
+			v, arg = s.text, rules.Words{Format: s.format, Args: s.args}
 			if strings.Contains(use, "semis") {
 				v = v + "; " + v
+				arg = v
 			}
 		case strings.Contains(use, "lead"):
 			v = "2 actions"
@@ -249,7 +295,7 @@ func (c *Catalogue) sample(key string, depth int) (string, []string) {
 			v = a + sep + b
 		case strings.Contains(use, "vlist"):
 			a, b := c.termSamples(use)
-			v = "[" + a + " " + b + "]"
+			v, arg = "["+a+" "+b+"]", []string{a, b}
 		case strings.Contains(use, "split"):
 			a, b := c.termSamples(use)
 			v = a + ", " + b
@@ -266,45 +312,73 @@ func (c *Catalogue) sample(key string, depth int) (string, []string) {
 		case verb == 'd':
 			v = "3"
 		case verb == 'q':
-			v, ids = `"x-1"`, append(ids, "x-1")
+			v, out.ids = `"x-1"`, append(out.ids, "x-1")
 		case prec != "":
 			v = "0123456789abcdef"[:min(len("0123456789abcdef"), atoi(prec))]
-			ids = append(ids, v)
+			out.ids = append(out.ids, v)
 		case kind == "opt":
 			v = ""
 		case kind == "word":
 			v = "ok"
-			ids = append(ids, v)
+			out.ids = append(out.ids, v)
 		default:
 			v = "x-1"
-			ids = append(ids, v)
+			out.ids = append(out.ids, v)
 		}
 		if verb == 'q' && !strings.HasPrefix(v, `"`) {
 			v = strconv.Quote(v)
 		}
+		if arg == nil {
+			// The value the code would give, printed by the verb.
+			spec := "%" + string(verb)
+			if prec != "" {
+				spec = "%." + prec + string(verb)
+			}
+			switch verb {
+			case 'd':
+				x, _ := strconv.Atoi(v)
+				arg = x
+			case 'g', 'f':
+				x, _ := strconv.ParseFloat(v, 64)
+				arg = x
+			case 'q':
+				arg, _ = strconv.Unquote(v)
+			default:
+				arg = v
+			}
+			v = fmt.Sprintf(spec, arg)
+		}
+		out.args = append(out.args, arg)
 		b.WriteString(v)
 	}
-	return b.String(), ids
+	out.text = b.String()
+	return out
 }
 
 // sampleInner is the refusal a wrapper's sample wraps.
 const sampleInner = "refusal.no_order"
 
+// sampledOf is a sample of a family, with the Go format it was made from.
+type sampledOf struct {
+	sampled
+	format string
+}
+
 // sampleOf is a sample message of a family: of its first format that
 // makes a non-empty one.
-func (c *Catalogue) sampleOf(family string, depth int, ids *[]string) string {
+func (c *Catalogue) sampleOf(family string, depth int, ids *[]string) sampledOf {
 	if depth > 5 {
-		return ""
+		return sampledOf{}
 	}
-	ps := c.phrases[family]
-	for _, p := range ps {
-		s, more := c.sample(p.key, depth+1)
-		if s != "" || len(ps) == 1 {
-			*ids = append(*ids, more...)
-			return s
+	fs := c.formats[family]
+	for _, f := range fs {
+		s := c.sample(f.key, depth+1)
+		if s.text != "" || len(fs) == 1 {
+			*ids = append(*ids, s.ids...)
+			return sampledOf{s, f.goFmt}
 		}
 	}
-	return ""
+	return sampledOf{}
 }
 
 // termSamples gives two values of the term family a use names

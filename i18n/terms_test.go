@@ -111,19 +111,26 @@ func TestEnglishLengthsHaveUnits(t *testing.T) {
 // every number the rules printed.
 func TestEnglishRefusalsSayTerms(t *testing.T) {
 	c := MustLoad()
-	for msg, want := range map[string]string{
-		`light_infantry moves 6" per action, 18.0" in 3 actions; this move is 19.2" and needs 4 actions`:                                                   `light infantry moves 6" per action, 18.0" in 3 actions; this move is 19.2" and needs 4 actions`,
-		`medium_artillery limbered moves 10 cm per action, 10.0 cm in 1 action; this move is 21.25 cm and needs 3 actions (path 18.0 cm, turning 3.25 cm)`: `medium artillery (limbered) moves 10 cm per action, 10.0 cm in 1 action; this move is 21.25 cm and needs 3 actions (path 18.0 cm, turning 3.25 cm)`,
-		`the battle has not started (it is in_progress)`:                                                                                                   `the battle has not started (it is in progress)`,
-		`unit ir-4 is off_table and cannot move`:                                                                                                           `unit ir-4 is off the table and cannot move`,
-		`a message no format matches, light_infantry as is`:                                                                                                `a message no format matches, light_infantry as is`,
+	moveFormat := "%s moves %s per action, %s in %s; this move is %s and needs %s%s"
+	for _, tc := range []struct {
+		r    *rules.Refusal
+		want string
+	}{
+		{made(t, `light_infantry moves 6" per action, 18.0" in 3 actions; this move is 19.2" and needs 4 actions`, "C.17", "move_too_far", moveFormat,
+			rules.Words{Format: "%s", Args: []any{"light_infantry"}}, `6"`, `18.0"`, "3 actions", `19.2"`, "4 actions", rules.Words{}),
+			`light infantry moves 6" per action, 18.0" in 3 actions; this move is 19.2" and needs 4 actions`},
+		{made(t, `medium_artillery limbered moves 10 cm per action, 10.0 cm in 1 action; this move is 21.25 cm and needs 3 actions (path 18.0 cm, turning 3.25 cm)`, "C.17", "move_too_far", moveFormat,
+			rules.Words{Format: "%s %s", Args: []any{"medium_artillery", "limbered"}}, "10 cm", "10.0 cm", "1 action", "21.25 cm", "3 actions", rules.Words{Format: " (path %s, turning %s)", Args: []any{"18.0 cm", "3.25 cm"}}),
+			`medium artillery (limbered) moves 10 cm per action, 10.0 cm in 1 action; this move is 21.25 cm and needs 3 actions (path 18.0 cm, turning 3.25 cm)`},
+		{made(t, `the battle has not started (it is in_progress)`, "battle", "not_started", "the battle has not started (it is %s)", "in_progress"),
+			`the battle has not started (it is in progress)`},
+		{made(t, `unit ir-4 is off_table and cannot move`, "T.4", "unit_inactive", "unit %s is %s and cannot move", "ir-4", "off_table"),
+			`unit ir-4 is off the table and cannot move`},
+		{made(t, `a message no format matches, light_infantry as is`, "C.17", "move_too_far", "a message no format matches, %s as is", "light_infantry"),
+			`a message no format matches, light_infantry as is`},
 	} {
-		code := map[bool]string{true: "not_started", false: "move_too_far"}[strings.HasPrefix(msg, "the battle")]
-		if strings.HasPrefix(msg, "unit ") {
-			code = "unit_inactive"
-		}
-		if got := c.Refusal("en", &rules.Refusal{Code: code, Message: msg}, Vars{}); got != want {
-			t.Errorf("%s: %q, want %q", code, got, want)
+		if got := c.Refusal("en", tc.r, Vars{}); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.r.Code, got, tc.want)
 		}
 	}
 }

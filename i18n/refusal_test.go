@@ -1,0 +1,99 @@
+package i18n
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/clubledger/ledger/rules"
+)
+
+// TestRefusalSaidFromFormat: a refusal is said from its format and values,
+// never read back from its English. Its message altered after it was made
+// changes nothing in Russian, nor does a wrapped refusal's; a refusal with
+// no format, whose English is word for word one of its code's, is not
+// translated (no reading back), unless a server said it in the language.
+func TestRefusalSaidFromFormat(t *testing.T) {
+	c := MustLoad()
+	r := made(t, "unit ir-4 is routed and cannot move", "T.4", "unit_inactive", "unit %s is %s and cannot move", "ir-4", "routed")
+	r.Message = "garbled beyond any format"
+	if got := c.Refusal("ru", r, Vars{}); got != "отряд ir-4 бежит и двигаться не может" {
+		t.Errorf("altered message: %q", got)
+	}
+	inner := made(t, "unit 33-ligne has no order this turn, so no actions", "C.3", "no_order", "unit %s has no order this turn, so no actions", "33-ligne")
+	w := made(t, "the whole brigade marches: unit 33-ligne has no order this turn, so no actions", "C.3", "no_order", "the whole brigade marches: %s", inner)
+	inner.Message, w.Message = "garbled", "garbled too"
+	if got := c.Refusal("ru", w, Vars{}); got != "бригада марширует целиком: у отряда 33-ligne в этот ход нет приказа, а значит, нет и действий" {
+		t.Errorf("wrapped: %q", got)
+	}
+	text := &rules.Refusal{Rule: "T.4", Code: "unit_inactive", Message: "unit ir-4 is routed and cannot move"}
+	if got := c.Refusal("ru", text, Vars{}); got != text.Message {
+		t.Errorf("read back: %q", got)
+	}
+	text.Said = map[string]string{"ru": "как сказал сервер"}
+	if got := c.Refusal("ru", text, Vars{}); got != "как сказал сервер" {
+		t.Errorf("said by a server: %q", got)
+	}
+	if got := c.Refusal("en", text, Vars{}); got != text.Message {
+		t.Errorf("said by a server, in English: %q", got)
+	}
+}
+
+// TestRefusalsNeedNoRegexp: every refusal (and every part of one) of ru.json
+// says its sample with no compiled regular expression in the catalogue at
+// all, to the same Russian as with them; and the package's refusal code
+// (refusal.go, Catalogue.Refusal) names neither regexp nor the reading back
+// of phrases (phrase, phraseWith).
+func TestRefusalsNeedNoRegexp(t *testing.T) {
+	with := MustLoad()
+	without := MustLoad()
+	without.phrases = nil
+	n := 0
+	for _, k := range with.Keys("en") {
+		fam, _, ok := phraseKey(k)
+		if !ok || !strings.HasPrefix(fam, "refusal.") {
+			continue
+		}
+		n++
+		f := with.formatByKey(fam, k)
+		smp := with.sample(k, 0)
+		a, okA := (&renderer{c: with, lang: "ru", exact: true}).said(fam, f.goFmt, smp.args, nil)
+		b, okB := (&renderer{c: without, lang: "ru", exact: true}).said(fam, f.goFmt, smp.args, nil)
+		if !okA || !okB || a != b {
+			t.Errorf("%s: %q (%v) with regular expressions, %q (%v) without", k, a, okA, b, okB)
+		}
+	}
+	if n < 300 {
+		t.Errorf("only %d refusals", n)
+	}
+	fset := token.NewFileSet()
+	for _, name := range []string{"refusal.go", "i18n.go"} {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == "regexp" {
+				t.Errorf("%s imports regexp", name)
+			}
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || (name == "i18n.go" && fn.Name.Name != "Refusal") {
+				continue
+			}
+			ast.Inspect(fn, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					switch sel.Sel.Name {
+					case "phrase", "phraseWith", "Phrase", "phrases", "re":
+						t.Errorf("%s: %s reads a message back (%s)", fset.Position(sel.Pos()), fn.Name.Name, sel.Sel.Name)
+					}
+				}
+				return true
+			})
+		}
+	}
+}
