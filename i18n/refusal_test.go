@@ -97,3 +97,16 @@ func TestRefusalsNeedNoRegexp(t *testing.T) {
 		}
 	}
 }
+
+// TestMovementUsedSaid: a move of the movement phase after part of it was
+// used says so in Russian too (phrase.why_half), where it once fell back
+// to the English.
+func TestMovementUsedSaid(t *testing.T) {
+	c := MustLoad()
+	r := made(t, `infantry in attack_column moves 9" in the movement phase, 2.2" already used this phase (M.4, M.6): 6.8" left, this move is 8.2"`,
+		"M.4", "move_too_far", "%s in %s moves %s in the movement phase%s: %s left, this move is %s%s",
+		"infantry", "attack_column", `9"`, rules.Words{Format: ", %s already used this phase (M.4, M.6)", Args: []any{`2.2"`}}, `6.8"`, `8.2"`, rules.Words{})
+	if got := c.Refusal("ru", r, Vars{}); got != `пехота в построении «колонна к атаке» проходит 9,0" за фазу движения, 2,2" уже пройдено в этой фазе (M.4, M.6): осталось 6,8", а это передвижение — 8,2"` {
+		t.Errorf("ru: %q", got)
+	}
+}

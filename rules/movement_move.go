@@ -353,12 +353,14 @@ func decideNormalMove(s *State, c *MoveUnit) ([]Event, *Refusal) {
 		return nil, r
 	}
 	if cost := p.cost(); cost > left+geom.Eps {
-		why := ""
-		if rule == "M.5" {
-			why = ", half after firing"
-		}
-		if ut.MovementUsed > 0 {
-			why += ", " + fmtMeasured(ut.MovementUsed*full, 0, m) + " already used this phase (M.4, M.6)"
+		why, used := words(""), fmtMeasured(ut.MovementUsed*full, 0, m) // phrase.why_half
+		switch {
+		case rule == "M.5" && ut.MovementUsed > 0:
+			why = words(", half after firing, %s already used this phase (M.4, M.6)", used)
+		case rule == "M.5":
+			why = words(", half after firing")
+		case ut.MovementUsed > 0:
+			why = words(", %s already used this phase (M.4, M.6)", used)
 		}
 		return nil, refuse(rule, "move_too_far", "%s in %s moves %s in the movement phase%s: %s left, this move is %s%s",
 			u.Type, u.Formation, fmtLen(full, m), why, fmtMeasured(left, cost, m), fmtMeasured(cost, left, m), costDetail(p, m)).
