@@ -186,9 +186,10 @@ func eachNode(files []*ast.File, f func(n ast.Node, fn *ast.FuncDecl)) {
 
 // refusalSources lists every refusal the rules and the campaign service
 // can give: each refuse(rule, "code", format, ...) of package rules, each
-// rules.Refuse(rule, "code", format, ...) of the campaign, each wrap
-// (family refusal.wrap) and any rules.Refusal{Code: "code", Message: ...}
-// still made by hand, with its message's formats.
+// rules.Refuse(rule, "code", format, ...) of the campaign and each wrap
+// (family refusal.wrap), with its message's formats. A refusal made by
+// hand (rules.Refusal{..., Message: ...}) or whose Message is set by hand
+// fails: it would carry no format.
 func refusalSources(t *testing.T) []sourcePhrase {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -236,37 +237,18 @@ func refusalSources(t *testing.T) []sourcePhrase {
 					}
 				}
 			case *ast.CompositeLit:
+				// A refusal made by hand with a Message has no format to
+				// be said from in another language.
 				if !isRefusalType(x.Type) {
 					return
 				}
-				var code string
-				var msg ast.Expr
 				for _, el := range x.Elts {
-					kv, ok := el.(*ast.KeyValueExpr)
-					if !ok {
-						continue
-					}
-					switch key, _ := kv.Key.(*ast.Ident); key.Name {
-					case "Code":
-						code, _ = literal(kv.Value)
-					case "Message":
-						msg = kv.Value
+					if kv, ok := el.(*ast.KeyValueExpr); ok {
+						if key, _ := kv.Key.(*ast.Ident); key != nil && key.Name == "Message" {
+							t.Errorf("%s: a refusal made by hand: make it with refuse or rules.Refuse, which keep its format and values", shortPos(fset, x.Pos()))
+						}
 					}
 				}
-				if code == "" || msg == nil {
-					return // a refusal passed on (refuse itself), not made here
-				}
-				var args []string
-				formats := []string{"%s"}
-				if call, ok := msg.(*ast.CallExpr); ok && isSprintf(call) && len(call.Args) > 0 {
-					formats = stringValues(call.Args[0], fn)
-					for _, a := range call.Args[1:] {
-						args = append(args, exprString(fset, a))
-					}
-				} else if _, isCall := msg.(*ast.CallExpr); !isCall {
-					formats = stringValues(msg, fn)
-				}
-				add(code, formats, x.Pos(), args)
 			}
 		})
 	}
