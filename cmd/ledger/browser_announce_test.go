@@ -63,6 +63,62 @@ func axOf(b *tab, expr string) axNode {
 // (light_infantry), or a value the script failed to fill.
 var rawWords = regexp.MustCompile(`\b[a-z]+_[a-z_]+\b|\bundefined\b|\bnull\b|\bNaN\b|\[object`)
 
+// announcedStops walks b's page with the Tab key from its top round to the
+// first stop again, reads what a screen reader is given at each stop, and
+// fails the test for a stop hidden from it, without a name or a role, named
+// in code words, or named as another is; and for fewer than least stops.
+func announcedStops(t *testing.T, b *tab, what string, least int) {
+	t.Helper()
+	evalIn[any](b, `document.activeElement && document.activeElement.blur()`)
+	k := &keyboard{b: b}
+	var stops []string
+	seen := map[string]int{}
+	first := ""
+	for i := 0; i < 300; i++ {
+		k.press(kb.Tab)
+		where := evalIn[string](b, `(() => { const a = document.activeElement; if (!a || a === document.body) return ""; if (!a.dataset.axStop) a.dataset.axStop = String(Math.random()); return a.dataset.axStop; })()`)
+		if where == "" || where == first {
+			break
+		}
+		if first == "" {
+			first = where
+		}
+		n := axOf(b, `document.activeElement`)
+		el := k.focused()
+		stop := n.Role + " " + fmt.Sprintf("%q", n.Name)
+		// Where a screen reader says it is: the named toolbar, group,
+		// region or dialog around it (three maps' "Zoom in" are told apart
+		// by their toolbars).
+		where = evalIn[string](b, `(() => { const a = document.activeElement;
+		  const c = a.parentElement && a.parentElement.closest("[role=toolbar][aria-label], [role=group][aria-label], [role=region][aria-label], [role=dialog][aria-label], section[aria-label], nav[aria-label]");
+		  return c ? c.getAttribute("aria-label") : ""; })()`)
+		stops = append(stops, stop)
+		switch {
+		case n.Ignored:
+			t.Errorf("%s: Tab stop %d (%s) is hidden from a screen reader", what, len(stops), el)
+		case n.Name == "":
+			t.Errorf("%s: Tab stop %d (%s, %s) has no name: a screen reader says only %q", what, len(stops), el, n.Role, n.Role)
+		case rawWords.MatchString(n.Name):
+			t.Errorf("%s: Tab stop %d (%s) is named %q: not words", what, len(stops), el, n.Name)
+		case n.Role == "generic" || n.Role == "none" || n.Role == "":
+			t.Errorf("%s: Tab stop %d (%s, %q) has no role a screen reader names (%q)", what, len(stops), el, n.Name, n.Role)
+		}
+		// A screen reader lists a page's buttons and links apart from
+		// what is around them: two that say the same do not say which is
+		// which (each event's "Review" was one such name 20 times).
+		// (Links may repeat: a link's name says where it goes, and every
+		// "#8" goes to event 8.)
+		if j, ok := seen[stop+where]; ok && n.Role != "link" {
+			t.Errorf("%s: Tab stops %d and %d are both %s (in %q)", what, j+1, len(stops), stop, where)
+		}
+		seen[stop+where] = len(stops) - 1
+	}
+	t.Logf("%s, %d Tab stops: %s", what, len(stops), strings.Join(stops, " · "))
+	if len(stops) < least {
+		t.Errorf("%s: only %d Tab stops, want at least %d", what, len(stops), least)
+	}
+}
+
 // TestBrowserAnnounced: what a screen reader says on karl's battle page
 // on a phone (400 px) at Aspern, read from Chromium's accessibility tree.
 // Every stop of the Tab key, from the top of the page round to it again,
@@ -72,7 +128,9 @@ var rawWords = regexp.MustCompile(`\b[a-z]+_[a-z_]+\b|\bundefined\b|\bnull\b|\bN
 // (status) that says each change of turn, phase or side playing, and
 // whether it is the reader's, as marie ends her phases, and marie's
 // dispute when she raises one. In Russian the same button names the unit's
-// type in Russian.
+// type in Russian. The landing page, the campaign page and the umpire's
+// review of a disputed order are walked with the Tab key as the battle
+// page is.
 func TestBrowserAnnounced(t *testing.T) {
 	ts := peopleServer(t)
 	aspern(t, ts, "", "phase.end")
@@ -84,48 +142,7 @@ func TestBrowserAnnounced(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The Tab key's stops, from the top of the page round to the first.
-	evalIn[any](karl, `document.activeElement && document.activeElement.blur()`)
-	k := &keyboard{b: karl}
-	var stops []string
-	first := ""
-	for i := 0; i < 200; i++ {
-		k.press(kb.Tab)
-		where := evalIn[string](karl, `(() => { const a = document.activeElement; if (!a || a === document.body) return ""; if (!a.dataset.axStop) a.dataset.axStop = String(Math.random()); return a.dataset.axStop; })()`)
-		if where == "" || where == first {
-			break
-		}
-		if first == "" {
-			first = where
-		}
-		n := axOf(karl, `document.activeElement`)
-		what := k.focused()
-		stops = append(stops, n.Role+" "+fmt.Sprintf("%q", n.Name))
-		switch {
-		case n.Ignored:
-			t.Errorf("Tab stop %d (%s) is hidden from a screen reader", len(stops), what)
-		case n.Name == "":
-			t.Errorf("Tab stop %d (%s, %s) has no name: a screen reader says only %q", len(stops), what, n.Role, n.Role)
-		case rawWords.MatchString(n.Name):
-			t.Errorf("Tab stop %d (%s) is named %q: not words", len(stops), what, n.Name)
-		case n.Role == "generic" || n.Role == "none" || n.Role == "":
-			t.Errorf("Tab stop %d (%s, %q) has no role a screen reader names (%q)", len(stops), what, n.Name, n.Role)
-		}
-	}
-	t.Logf("karl's page, %d Tab stops: %s", len(stops), strings.Join(stops, " · "))
-	// A screen reader lists a page's buttons and links apart from what is
-	// around them: two that say the same do not say which is which (each
-	// event's "Review" was one such name 22 times).
-	seen := map[string]int{}
-	for i, s := range stops {
-		if j, ok := seen[s]; ok {
-			t.Errorf("Tab stops %d and %d are both %s", j+1, i+1, s)
-		}
-		seen[s] = i
-	}
-	if len(stops) < 15 {
-		t.Errorf("only %d Tab stops on the battle page: %s", len(stops), strings.Join(stops, " · "))
-	}
+	announcedStops(t, karl, "karl's battle page", 15)
 
 	// The unit list: each button names its unit and type, and says
 	// whether it is the one chosen.
@@ -166,4 +183,19 @@ func TestBrowserAnnounced(t *testing.T) {
 	if !strings.Contains(leger.Name, "лёгкая пехота") || strings.Contains(leger.Name, "infantry") {
 		t.Errorf("the 1/26e's button in Russian: %q, want its type in Russian", leger.Name)
 	}
+
+	// The other views: the landing page, the campaign, and the umpire's
+	// review of a disputed order.
+	playScenario(t, ts, "do", "../../testdata/scenarios/d-order.yaml", func(st scenarioStep) (bool, bool) {
+		return true, st.Do == "dispute.uphold"
+	})
+	marie.open(ts, "marie", "/?lang=en", `#campaigns li[data-campaign="demo"]`, 400, 860)
+	announcedStops(t, marie, "the landing page", 5)
+	marie.open(ts, "marie", "/c/demo?lang=en", `#standings table`, 400, 860)
+	announcedStops(t, marie, "the campaign page", 8)
+	uma := newTab("uma")
+	uma.do("open the review", chromedp.EmulateViewport(400, 860),
+		chromedp.Navigate(fmt.Sprintf("%s/c/demo/b/do?lang=en#token=%s&review=8", ts.url, ts.tokens["uma"])),
+		chromedp.WaitVisible(chromedp.CSS(`#review[data-version="8"] #rule-1-preview[data-state="idle"]`)))
+	announcedStops(t, uma, "the umpire's review of event 8", 15)
 }

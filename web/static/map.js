@@ -39,7 +39,8 @@ export class BattleMap {
     this.readout = el("span", { class: "readout", id: id + "-readout", "aria-live": "off" });
     const b = (id, label, text, fn) => el("button", { type: "button", id, class: "map-btn", title: label, "aria-label": label, text, onclick: fn });
     this.measureBtn = b(id + "-measure", t("page.map.measure"), "↔", () => this.setMeasuring(this.mode !== "measure"));
-    this.toolbar = el("div", { class: "map-toolbar", role: "toolbar", "aria-label": t("page.map.tools") },
+    // Named for its map: the review shows three, each with these tools.
+    this.toolbar = el("div", { class: "map-toolbar", role: "toolbar", "aria-label": t("page.map.tools") + ": " + this.label },
       b(id + "-zoom-in", t("page.map.zoom_in"), "+", () => this.zoomBy(1 / 1.5)),
       b(id + "-zoom-out", t("page.map.zoom_out"), "−", () => this.zoomBy(1.5)),
       b(id + "-fit", t("page.map.fit"), "⤢", () => this.fit()),
