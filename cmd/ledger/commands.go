@@ -14,6 +14,7 @@ import (
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/client"
+	"github.com/clubledger/ledger/rules/geom"
 )
 
 // commandFlags are the flags every state-changing subcommand shares.
@@ -455,18 +456,18 @@ func destination(b app.Board, unit string, dist float64, hasDist bool, heading f
 		if !ok {
 			return nil, usagef("--toward %q: no such unit or general in %s/%s", target, b.Campaign, b.Battle)
 		}
-		dx, dy := tx-from.X, ty-from.Y
-		d := math.Hypot(dx, dy)
-		if d == 0 {
+		at, to := geom.Vec{X: from.X, Y: from.Y}, geom.Vec{X: tx, Y: ty}
+		if !hasDist {
+			dist = geom.Dist(at, to)
+		}
+		p, ok := geom.Toward(at, to, dist)
+		if !ok {
 			return nil, usagef("--toward %q: it stands where %s stands", target, unit)
 		}
-		if !hasDist {
-			dist = d
-		}
-		return map[string]float64{"x": from.X + dx/d*dist, "y": from.Y + dy/d*dist}, nil
+		return map[string]float64{"x": p.X, "y": p.Y}, nil
 	}
-	rad := heading * math.Pi / 180
-	return map[string]float64{"x": from.X + dist*math.Sin(rad), "y": from.Y + dist*math.Cos(rad)}, nil
+	p := geom.Along(geom.Vec{X: from.X, Y: from.Y}, dist, heading)
+	return map[string]float64{"x": p.X, "y": p.Y}, nil
 }
 
 // boardPosition is where a unit's centre or a general stands.

@@ -86,6 +86,34 @@ func Heading(deg float64) Vec {
 	return Vec{math.Sin(r), math.Cos(r)}
 }
 
+// Along returns where a point ends that goes dist from from along the
+// heading deg (degrees clockwise from north, y growing north): a move
+// typed as a distance and a heading, as `ledger move --by --heading` and
+// the page's move form take it (web/static/geom.js is its twin, held
+// equal by cmd/ledger's TestBrowserGeometryMirrorsGo).
+func Along(from Vec, dist, deg float64) Vec { return from.Add(Heading(deg).Scale(dist)) }
+
+// Toward returns where a point ends that goes dist from from straight
+// toward to, and false when the two are one point (no direction).
+func Toward(from, to Vec, dist float64) (Vec, bool) {
+	d := to.Sub(from)
+	l := d.Len()
+	if l == 0 {
+		return from, false
+	}
+	return from.Add(d.Scale(dist / l)), true
+}
+
+// Bearing returns the heading from a to b in degrees clockwise from north,
+// in [0, 360): Along's direction (0 when they are one point).
+func Bearing(a, b Vec) float64 {
+	d := b.Sub(a)
+	if d.X == 0 && d.Y == 0 {
+		return 0
+	}
+	return NormDeg(math.Atan2(d.X, d.Y) * 180 / math.Pi)
+}
+
 // NormDeg normalises an angle in degrees to [0, 360).
 func NormDeg(deg float64) float64 {
 	d := math.Mod(deg, 360)

@@ -102,3 +102,40 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestAlongAndBearing: a move typed as a distance and a heading (Along)
+// goes that distance in that direction (Bearing says it back), exactly on
+// the four cardinal headings; Toward goes the distance asked straight at
+// its target and refuses a target on the start point.
+func TestAlongAndBearing(t *testing.T) {
+	from := Vec{12.5, -3.25}
+	for _, h := range []float64{0, 30, 45, 90, 135, 180, 225, 270, 315, 359.5, 360, -30, 725} {
+		for _, d := range []float64{0.1, 6, 10, 250} {
+			p := Along(from, d, h)
+			if got := Dist(from, p); math.Abs(got-d) > 1e-9 {
+				t.Errorf("Along(%v, %g, %g°) = %v: %g from the start", from, d, h, p, got)
+			}
+			if got, want := Bearing(from, p), NormDeg(h); math.Abs(TurnDeg(want, got)) > 1e-9 {
+				t.Errorf("Bearing back from Along(%v, %g, %g°): %g°, want %g°", from, d, h, got, want)
+			}
+		}
+	}
+	for h, want := range map[float64]Vec{0: {12.5, 6.75}, 90: {22.5, -3.25}, 180: {12.5, -13.25}, 270: {2.5, -3.25}, -90: {2.5, -3.25}} {
+		if got := Along(from, 10, h); got != want {
+			t.Errorf("Along(%v, 10, %g°) = %#v, want exactly %#v", from, h, got, want)
+		}
+	}
+	if got := Bearing(from, from); got != 0 {
+		t.Errorf("Bearing of one point: %g", got)
+	}
+	to := Vec{15.5, 0.75} // 5 away: a 3-4-5 triangle
+	if p, ok := Toward(from, to, 5); !ok || Dist(p, to) > 1e-12 {
+		t.Errorf("Toward the whole way: %v %v, want %v", p, ok, to)
+	}
+	if p, ok := Toward(from, to, 2.5); !ok || math.Abs(p.X-14) > 1e-12 || math.Abs(p.Y+1.25) > 1e-12 {
+		t.Errorf("Toward half way: %v %v, want (14, -1.25)", p, ok)
+	}
+	if _, ok := Toward(from, from, 3); ok {
+		t.Error("Toward the start point itself: a direction given")
+	}
+}

@@ -9,6 +9,7 @@ import { BattleMap } from "./map.js";
 import { keepHead, checkHeads } from "./heads.js";
 import { mountPlay } from "./play.js";
 import { pendingFor } from "./outbox.js";
+import { heading } from "./geom.js";
 import { mountReview, RULING_EVENTS } from "./review.js";
 
 // showPending shows, under a battle that could not load for want of a
@@ -390,7 +391,7 @@ export async function battleView(main, cid, bid) {
     const meas = st.now.measurement, per = u.reach.per_action;
     let n = Math.max(1, u.actions_left || 0);
     if (u.reach.max_moves) n = Math.min(n, u.reach.max_moves);
-    const f = u.facing * Math.PI / 180, fwd = { x: Math.sin(f), y: Math.cos(f) };
+    const fwd = heading(u.facing);
     const leader = { x: u.x + fwd.x * u.depth / 2, y: u.y + fwd.y * u.depth / 2 };
     const circle = (at, r, cls, colour, dash) => { const [cx, cy] = m.pt(at); return svg("circle", { class: cls, cx, cy, r, fill: "none", stroke: colour, "stroke-width": 1.5, "stroke-dasharray": dash, "vector-effect": "non-scaling-stroke", "data-r": String(r) }); };
     const rings = svg("g", { class: "reach", "data-unit": u.unit, "aria-hidden": "true" });

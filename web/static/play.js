@@ -17,6 +17,7 @@ import { fill, t, term, el, num, length, apiPost, api, errorBox, errorText, fail
 import { commandBody, settle, foreignRolls } from "./nonce.js";
 import { openOutbox, retryable, MAX as OUTBOX_MAX } from "./outbox.js";
 import { alertsOn, setAlerts, alertPlayer } from "./notify.js";
+import { along, bearing, heading as headingVec } from "./geom.js";
 
 
 const FORMATIONS = ["line", "attack_column", "march_column", "square", "open_order", "company_column", "division_column",
@@ -537,16 +538,15 @@ export function mountPlay(box, ctx) {
       onclick: () => { facing.value = String(deg((Number(facing.value) || 0) + d)); changed(); } }))) : null;
     const fromFields = () => {
       if (kind === "turn") { g.facing = deg(Number(facing.value) || 0); return; }
-      const d = Number(dist.value) || 0, h = Number(heading.value) || 0;
-      const r = h * Math.PI / 180;
-      g.x = r2(start.x + d * Math.sin(r));
-      g.y = r2(start.y + d * Math.cos(r));
+      const to = along(start, Number(dist.value) || 0, Number(heading.value) || 0);
+      g.x = r2(to.x);
+      g.y = r2(to.y);
       g.facing = facing.value === "" ? null : deg(Number(facing.value));
     };
     const toFields = () => {
       const dx = g.x - start.x, dy = g.y - start.y;
       dist.value = String(r2(Math.hypot(dx, dy)));
-      if (Math.hypot(dx, dy) > 0.01) heading.value = String(r2(deg(Math.atan2(dx, dy) * 180 / Math.PI)));
+      if (Math.hypot(dx, dy) > 0.01) heading.value = String(r2(bearing(start, g)));
     };
     const body = actions => {
       const b = { unit: id, to: kind === "turn" ? { x: u.x, y: u.y } : { x: g.x, y: g.y } };
@@ -614,7 +614,7 @@ export function mountPlay(box, ctx) {
     toward.addEventListener("change", () => {
       const o = unit(toward.value);
       if (!o) return;
-      const b = deg(Math.atan2(o.x - start.x, o.y - start.y) * 180 / Math.PI);
+      const b = bearing(start, o);
       if (kind === "turn") facing.value = String(r2(b)); else heading.value = String(r2(b));
       changed();
     });
@@ -1297,8 +1297,7 @@ function shorten(words, n) {
 // sideSegment is the side of a base (front, right, rear, left) as two
 // table points: for drawing the side a charge hits.
 function sideSegment(b, side) {
-  const f = b.facing * Math.PI / 180;
-  const fwd = { x: Math.sin(f), y: Math.cos(f) }, right = { x: fwd.y, y: -fwd.x };
+  const fwd = headingVec(b.facing), right = { x: fwd.y, y: -fwd.x };
   const at = (sx, sy) => ({ x: b.center.x + right.x * sx * b.width / 2 + fwd.x * sy * b.depth / 2, y: b.center.y + right.y * sx * b.width / 2 + fwd.y * sy * b.depth / 2 });
   const fl = at(-1, 1), fr = at(1, 1), rr = at(1, -1), rl = at(-1, -1);
   return { front: [fl, fr], right: [fr, rr], rear: [rr, rl], left: [rl, fl] }[side] || [fl, fr];
