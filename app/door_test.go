@@ -14,6 +14,7 @@ import (
 	"github.com/clubledger/ledger/campaign/loadgen"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/memlog"
+	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/sqlite"
 )
 
@@ -35,12 +36,14 @@ func kindOf(err error) app.Kind {
 // they played battle b of the league's script: at least n commands, the
 // last of them a side's (last).
 type played struct {
-	l    *app.Ledger
-	op   *app.Session
-	by   map[string]*app.Session
-	side string // who gave the last command
-	last campaign.Request
-	key  events.Key
+	l  *app.Ledger
+	op *app.Session
+	by map[string]*app.Session
+	// tokens are the people's tokens, by side ("" the umpire's).
+	tokens map[string]string
+	side   string // who gave the last command
+	last   campaign.Request
+	key    events.Key
 }
 
 func playBattle(t *testing.T, log events.Log, n int) *played {
@@ -56,7 +59,7 @@ func playBattle(t *testing.T, log events.Log, n int) *played {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &played{l: l, op: l.As(app.Caller{Operator: "operator"}), by: map[string]*app.Session{}, key: events.Key{Campaign: "c", Battle: "b"}}
+	p := &played{l: l, op: l.As(app.Caller{Operator: "operator"}), by: map[string]*app.Session{}, tokens: map[string]string{}, key: events.Key{Campaign: "c", Battle: "b"}}
 	if _, err := p.op.Execute(ctx, asCommand(loadgen.CreateCampaign("c"))); err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +73,7 @@ func playBattle(t *testing.T, log events.Log, n int) *played {
 			side = loadgen.Sides[i-1].ID
 		}
 		p.by[side] = l.As(app.Caller{Token: res.Token})
+		p.tokens[side] = res.Token
 	}
 	g := loadgen.NewLeagueBattle("c", "b", 1)
 	for k := 0; k < n || g.Side() == ""; k++ {
@@ -122,6 +126,33 @@ func TestDoorDecidesWhoMay(t *testing.T) {
 	}
 	if _, err := player.Status(ctx); kindOf(err) != app.KindForbidden {
 		t.Errorf("a player's status: %v", err)
+	}
+	// A token nobody holds is not a person refused: unauthenticated, as
+	// everywhere else, whether it looks like a token or not.
+	for _, tok := range []string{"no-such-token", "lt_" + strings.Repeat("ab", 20)} {
+		if _, err := l.As(app.Caller{Token: tok}).Status(ctx); kindOf(err) != app.KindUnauthenticated {
+			t.Errorf("the status asked with the token %q nobody holds: %v, want unauthenticated", tok, err)
+		}
+	}
+	// A ledger just started holds no campaign yet: it finds the person
+	// through the campaigns its projection lists.
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "projected.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := projections.Run(ctx, log, db, projections.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := app.New(app.Options{Service: campaign.NewService(log, memlog.NewVault(), campaign.Options{}), Log: log, Read: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fresh.As(app.Caller{Token: p.tokens[loadgen.Sides[0].ID]}).Status(ctx); kindOf(err) != app.KindForbidden {
+		t.Errorf("a player's status at a ledger just started: %v, want forbidden", err)
+	}
+	if _, err := fresh.As(app.Caller{Token: "lt_" + strings.Repeat("cd", 20)}).Status(ctx); kindOf(err) != app.KindUnauthenticated {
+		t.Errorf("a token nobody holds at a ledger just started: %v, want unauthenticated", err)
 	}
 	if _, err := op.Status(ctx); kindOf(err) != app.KindNotFound {
 		t.Errorf("the status of a ledger with no projection to report on: %v", err)

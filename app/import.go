@@ -63,7 +63,7 @@ const ImportMaxBytes = 64 << 20
 // that cannot be read as an export is an ImportFailed of the audit kind:
 // nothing is appended.
 func (s *Session) Import(ctx context.Context, r io.Reader, opt ImportOptions) (Imported, error) {
-	if err := s.operatorOnly("importing a battle"); err != nil {
+	if err := s.operatorOnly(ctx, "importing a battle"); err != nil {
 		return Imported{}, err
 	}
 	lr := &io.LimitedReader{R: r, N: ImportMaxBytes + 1}
@@ -83,7 +83,7 @@ func (s *Session) Import(ctx context.Context, r io.Reader, opt ImportOptions) (I
 
 // ImportExport imports an export already read.
 func (s *Session) ImportExport(ctx context.Context, x *audit.Export, opt ImportOptions) (Imported, error) {
-	if err := s.operatorOnly("importing a battle"); err != nil {
+	if err := s.operatorOnly(ctx, "importing a battle"); err != nil {
 		return Imported{}, err
 	}
 	ring, keep := s.l.opts.Keys, s.l.opts.TrustImported

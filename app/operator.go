@@ -8,20 +8,42 @@ import (
 )
 
 // operatorOnly refuses what only the operator may do: unauthenticated
-// without a token, forbidden with a person's.
-func (s *Session) operatorOnly(what string) error {
+// without a token or with one nobody holds, forbidden with a person's.
+func (s *Session) operatorOnly(ctx context.Context, what string) error {
 	switch {
 	case s.c.Operator != "":
 		return nil
-	case s.c.Token == "":
+	case s.c.Token == "" || !s.knownToken(ctx):
 		return s.fail(&campaign.Unauthenticated{}, noVars)
 	}
 	return s.fail(forbidden("%s is the operator's (the ledger's owner or the server's admin token)", what), noVars)
 }
 
+// knownToken says whether the caller's token is a person's of some
+// campaign: one whose state the service holds (no read), else one of the
+// campaigns the projection lists (each folded from the log, as the list
+// of campaigns does). A token of a campaign the projection does not list
+// yet and the service no longer holds counts as unknown: unauthenticated
+// rather than forbidden, refused either way.
+func (s *Session) knownToken(ctx context.Context) bool {
+	if s.l.opts.Service.KnowsToken(s.c.Token) {
+		return true
+	}
+	all, err := s.l.opts.Read.Campaigns(ctx)
+	if err != nil {
+		return false
+	}
+	for _, c := range all {
+		if _, err := s.l.opts.Service.Authenticate(ctx, c.ID, s.c.Token); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Status is the ledger's health (the operator's).
 func (s *Session) Status(ctx context.Context) (Status, error) {
-	if err := s.operatorOnly("the ledger's status"); err != nil {
+	if err := s.operatorOnly(ctx, "the ledger's status"); err != nil {
 		return Status{}, err
 	}
 	if s.l.opts.Admin == nil {
@@ -33,7 +55,7 @@ func (s *Session) Status(ctx context.Context) (Status, error) {
 
 // RebuildProjection rebuilds the projection (the operator's).
 func (s *Session) RebuildProjection(ctx context.Context) (Rebuilt, error) {
-	if err := s.operatorOnly("rebuilding the projection"); err != nil {
+	if err := s.operatorOnly(ctx, "rebuilding the projection"); err != nil {
 		return Rebuilt{}, err
 	}
 	if s.l.opts.Admin == nil {
@@ -46,7 +68,7 @@ func (s *Session) RebuildProjection(ctx context.Context) (Rebuilt, error) {
 // VerifyProjection compares the projection with a fresh build (the
 // operator's).
 func (s *Session) VerifyProjection(ctx context.Context) (Verified, error) {
-	if err := s.operatorOnly("verifying the projection"); err != nil {
+	if err := s.operatorOnly(ctx, "verifying the projection"); err != nil {
 		return Verified{}, err
 	}
 	if s.l.opts.Admin == nil {
@@ -58,7 +80,7 @@ func (s *Session) VerifyProjection(ctx context.Context) (Verified, error) {
 
 // Backup writes the log and the vault to w (the operator's).
 func (s *Session) Backup(ctx context.Context, w io.Writer) (BackedUp, error) {
-	if err := s.operatorOnly("a backup"); err != nil {
+	if err := s.operatorOnly(ctx, "a backup"); err != nil {
 		return BackedUp{}, err
 	}
 	if s.l.opts.Admin == nil {

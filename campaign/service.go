@@ -133,6 +133,33 @@ func (s *Service) stream(key events.Key) *stream {
 	return st
 }
 
+// KnowsToken says whether token is a person's of a campaign whose state
+// the service holds now (no read of the log): a quick answer to "is this
+// anybody's token?" for the door, which refuses an unknown token as
+// unauthenticated and a person's as forbidden where only the operator may.
+func (s *Service) KnowsToken(token string) bool {
+	if !strings.HasPrefix(token, tokenPrefix) {
+		return false
+	}
+	s.mu.Lock()
+	var held []*stream
+	for k, st := range s.streams {
+		if k.Battle == "" {
+			held = append(held, st)
+		}
+	}
+	s.mu.Unlock()
+	for _, st := range held {
+		st.mu.Lock()
+		_, ok := st.campaign.Authenticate(token)
+		st.mu.Unlock()
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
 // Cached says how many streams' states the service holds (the server's
 // metrics); Options.CachedStreams bounds it.
 func (s *Service) Cached() int {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/clubledger/ledger/events"
@@ -15,6 +16,9 @@ func TestServeRebuildsWhileServing(t *testing.T) {
 	before := ts.must(ts.do("GET", "/api/campaigns/demo/battles/b1/state", ts.tokens["uma"], nil), 200)
 	ts.must(ts.do("POST", "/api/admin/projections/rebuild", ts.tokens["uma"], nil), 403)
 	ts.must(ts.do("POST", "/api/admin/projections/rebuild", "", nil), 401)
+	// A token nobody holds is unauthenticated, not a person forbidden.
+	ts.must(ts.do("POST", "/api/admin/projections/rebuild", "lt_"+strings.Repeat("0f", 20), nil), 401)
+	ts.must(ts.do("GET", "/api/admin/status", "not-a-token", nil), 401)
 	r := ts.must(ts.do("POST", "/api/admin/projections/rebuild", testAdminToken, nil), 200)
 	if r.body["rebuilt"] != true || r.body["checkpoint"].(float64) < float64(ts.lastVersion()) {
 		t.Fatalf("rebuild answered %s", r.raw)
