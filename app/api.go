@@ -135,11 +135,45 @@ type EventView struct {
 	// disputed event of a dispute, its ruling and its corrections; the
 	// events of a retracted command (docs/disputes.md).
 	Refers []uint64 `json:"refers,omitempty"`
-	// Signed says who signed the event, against the ledger's keys:
-	// "signed <fingerprint>", "unsigned (before signing)", or "NOT SIGNED
-	// BY THE LEDGER: <why>" (docs/audit.md). Empty where not checked.
+	// Signed says who signed the event in a sentence: "signed
+	// <fingerprint>", the same followed by events.ImportedSuffix for
+	// another ledger's key, "unsigned (before signing)", or "NOT SIGNED BY
+	// THE LEDGER: <why>" (docs/audit.md). Empty where not checked. Kept for
+	// older clients: read Signature, which says the same in parts.
 	Signed string `json:"signed,omitempty"`
+	// Signature says who signed the event, against the ledger's keys, in
+	// parts; nil where not checked (a ledger without keys).
+	Signature *Signature `json:"signature,omitempty"`
 }
+
+// Signature is who signed an event, as the ledger's keys find it
+// (EventView.Signature).
+type Signature struct {
+	// State is SignatureSigned, SignatureImported, SignatureUnsigned or
+	// SignatureNotSigned.
+	State string `json:"state"`
+	// Key is the hex Ed25519 public key that signed the event, Fingerprint
+	// its first 16 digits (signed and imported only).
+	Key         string `json:"key,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Why says why the event is not the ledger's (not_signed only).
+	Why string `json:"why,omitempty"`
+}
+
+// The states of a Signature.
+const (
+	// SignatureSigned: signed by one of this ledger's keys.
+	SignatureSigned = "signed"
+	// SignatureImported: signed by the key of the ledger the battle was
+	// imported from, trusted for this battle only.
+	SignatureImported = "imported"
+	// SignatureUnsigned: stored before the ledger signed (it passes,
+	// unproven).
+	SignatureUnsigned = "unsigned"
+	// SignatureNotSigned: not the ledger's (a forgery, a key it does not
+	// trust for this stream...): Why says why.
+	SignatureNotSigned = "not_signed"
+)
 
 // Envelope returns the event's envelope (without its stored bytes).
 func (v EventView) Envelope(key events.Key) events.Envelope {
@@ -267,9 +301,14 @@ type Status struct {
 	// it is behind the log.
 	Checkpoint uint64 `json:"checkpoint"`
 	Lag        uint64 `json:"lag"`
-	// Projector is "running", "stopped: why", or "" where no projector
-	// runs (the CLI brings the projection up to date itself).
+	// Projector is "running", "stopped: why", "stopped", or "" where no
+	// projector runs (the CLI brings the projection up to date itself).
+	// Kept for older clients: read ProjectorState, which says the same in
+	// parts.
 	Projector string `json:"projector,omitempty"`
+	// ProjectorState is the projector's state in parts; nil where no
+	// projector runs.
+	ProjectorState *ProjectorState `json:"projector_state,omitempty"`
 	// DB is the projection file.
 	DB string `json:"db,omitempty"`
 	// Guard is what the stream guard found wrong with the log's and the
@@ -280,6 +319,21 @@ type Status struct {
 	// did not write (projections.Stopped says which, why, what to do).
 	Stopped []projections.Stopped `json:"stopped,omitempty"`
 }
+
+// ProjectorState is the projector's state (Status.ProjectorState).
+type ProjectorState struct {
+	// State is ProjectorRunning or ProjectorStopped.
+	State string `json:"state"`
+	// Why says why it stopped; empty while it runs, or when it stopped
+	// because the server is stopping.
+	Why string `json:"why,omitempty"`
+}
+
+// The states of a ProjectorState.
+const (
+	ProjectorRunning = "running"
+	ProjectorStopped = "stopped"
+)
 
 // Verified says how the projection compares with a fresh build.
 type Verified struct {

@@ -50,6 +50,10 @@ func (s *Session) Status(ctx context.Context) (Status, error) {
 		return Status{}, s.fail(notFound("this ledger has no projection to report on"), noVars)
 	}
 	st, err := s.l.opts.Admin.Status(ctx)
+	if st.ProjectorState != nil {
+		// The sentence kept for older clients.
+		st.Projector = st.ProjectorState.String()
+	}
 	return st, s.fail(err, noVars)
 }
 

@@ -81,11 +81,14 @@ func (p *Projector) Run(ctx context.Context) {
 				p.set(pr.Sequence)
 			},
 		})
+		// Asked to follow again (Refollow), before again() below ends rctx
+		// itself: whatever else ended the run is handled after.
+		refollow := rctx.Err() != nil
 		again()
 		if ctx.Err() != nil {
 			return
 		}
-		if rctx.Err() != nil {
+		if refollow {
 			// Refollow: follow again from the checkpoint, at once.
 			continue
 		}
@@ -132,17 +135,27 @@ func (p *Projector) Err() error {
 	return p.err
 }
 
-// State is "running", or "stopped: why".
-func (p *Projector) State() string {
+// Status says whether the projector runs, and why it stopped when it did
+// (Status.ProjectorState).
+func (p *Projector) Status() ProjectorState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
 	case p.err != nil:
-		return "stopped: " + p.err.Error()
+		return ProjectorState{State: ProjectorStopped, Why: p.err.Error()}
 	case p.closed:
-		return "stopped"
+		return ProjectorState{State: ProjectorStopped}
 	}
-	return "running"
+	return ProjectorState{State: ProjectorRunning}
+}
+
+// String says the state in a sentence: "running", "stopped", or "stopped:
+// why" (Status.Projector, kept for older clients).
+func (s ProjectorState) String() string {
+	if s.Why != "" {
+		return s.State + ": " + s.Why
+	}
+	return s.State
 }
 
 func (p *Projector) set(seq uint64) {

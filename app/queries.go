@@ -206,22 +206,16 @@ func (s *Session) Events(ctx context.Context, key events.Key, after uint64) (Eve
 	}
 	if ring := s.l.opts.Keys; ring != nil {
 		page.Signatures = SignaturesHold
-		signed := map[uint64]string{}
+		signed := map[uint64]*Signature{}
 		for i, v := range events.VerifySignatures(evs) {
 			a, err := ring.Admit(&evs[i], v)
+			signed[evs[i].Version] = signatureOf(a, err)
 			switch {
 			case err != nil:
-				var ns *events.NotSignedError
-				why := err.Error()
-				if errors.As(err, &ns) {
-					why = ns.Reason
-				}
-				signed[evs[i].Version] = "NOT SIGNED BY THE LEDGER: " + why
 				if page.Signatures == SignaturesHold {
 					page.Signatures = err.Error()
 				}
 			default:
-				signed[evs[i].Version] = a.String()
 				if a.Legacy {
 					page.Unsigned++
 				}
@@ -234,10 +228,43 @@ func (s *Session) Events(ctx context.Context, key events.Key, after uint64) (Eve
 			page.Signatures = SignaturesImported
 		}
 		for i := range page.Events {
-			page.Events[i].Signed = signed[page.Events[i].Version]
+			if sig := signed[page.Events[i].Version]; sig != nil {
+				page.Events[i].Signature, page.Events[i].Signed = sig, sig.sentence()
+			}
 		}
 	}
 	return page, nil
+}
+
+// signatureOf is an event's Signature from what the ledger's keys found
+// (events.Keyring.Admit).
+func signatureOf(a events.Authorship, err error) *Signature {
+	switch {
+	case err != nil:
+		why := err.Error()
+		var ns *events.NotSignedError
+		if errors.As(err, &ns) {
+			why = ns.Reason
+		}
+		return &Signature{State: SignatureNotSigned, Why: why}
+	case a.Key == "":
+		return &Signature{State: SignatureUnsigned}
+	case a.Imported:
+		return &Signature{State: SignatureImported, Key: a.Key, Fingerprint: events.Fingerprint(a.Key)}
+	}
+	return &Signature{State: SignatureSigned, Key: a.Key, Fingerprint: events.Fingerprint(a.Key)}
+}
+
+// sentence is the Signature said as EventView.Signed says it (kept for
+// older clients).
+func (s *Signature) sentence() string {
+	switch s.State {
+	case SignatureNotSigned:
+		return "NOT SIGNED BY THE LEDGER: " + s.Why
+	case SignatureUnsigned:
+		return events.Authorship{}.String()
+	}
+	return events.Authorship{Key: s.Key, Imported: s.State == SignatureImported}.String()
 }
 
 // Odds are the exact chances of an order the caller's side could give now

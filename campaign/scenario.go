@@ -74,18 +74,50 @@ type StepResult struct {
 	Mismatch string
 }
 
-// Status is "accepted", "duplicate", "refused <rule>" or "error".
-func (r StepResult) Status() string {
+// StepState is a step's outcome in parts: what it gave (StepResult.State)
+// or what it expects (Step.Expected).
+type StepState struct {
+	// Outcome is "accepted", "duplicate", "refused" or "error" (what a
+	// step expects may be anything its file says).
+	Outcome string
+	// Rule is the rule a refusal cites ("C.17"); empty for another
+	// outcome, or an expected refusal that names no rule.
+	Rule string
+}
+
+// String says it as a step's expect: does: "accepted", "refused C.17".
+func (s StepState) String() string {
+	if s.Rule != "" {
+		return s.Outcome + " " + s.Rule
+	}
+	return s.Outcome
+}
+
+// State is what the step gave.
+func (r StepResult) State() StepState {
 	switch {
 	case r.Refusal != nil:
-		return "refused " + r.Refusal.Rule
+		return StepState{Outcome: "refused", Rule: r.Refusal.Rule}
 	case r.Err != nil:
-		return "error"
+		return StepState{Outcome: "error"}
 	case r.Outcome.Duplicate:
-		return "duplicate"
+		return StepState{Outcome: "duplicate"}
 	default:
-		return "accepted"
+		return StepState{Outcome: "accepted"}
 	}
+}
+
+// Status is State in words: "accepted", "duplicate", "refused <rule>" or
+// "error".
+func (r StepResult) Status() string { return r.State().String() }
+
+// Expected is the step's Expect in parts: "refused C.17" is a refusal
+// citing C.17; anything else is an outcome as it is.
+func (st Step) Expected() StepState {
+	if rule, ok := strings.CutPrefix(st.Expect, "refused "); ok && rule != "" {
+		return StepState{Outcome: "refused", Rule: rule}
+	}
+	return StepState{Outcome: st.Expect}
 }
 
 // ErrExpectation is returned by Play when a step did not give what it expected.

@@ -319,7 +319,8 @@ func (o adminOps) Status(ctx context.Context) (app.Status, error) {
 	}
 	st.Lag = last - min(st.Checkpoint, last)
 	if o.a.projector != nil {
-		st.Projector = o.a.projector.State()
+		ps := o.a.projector.Status()
+		st.ProjectorState = &ps
 	}
 	if o.a.guard != nil {
 		findings, err := o.a.guard(ctx)

@@ -83,6 +83,9 @@ func TestLogNamesImportedKey(t *testing.T) {
 		if want := "signed " + foreign + " (another ledger's key: an imported battle)"; e.Signed != want {
 			t.Fatalf("event v%d: signed %q, want %q", e.Version, e.Signed, want)
 		}
+		if sig := e.Signature; sig == nil || *sig != (app.Signature{State: app.SignatureImported, Key: x.Meta.Keys[0].Key, Fingerprint: foreign}) {
+			t.Fatalf("event v%d: signature %+v, want imported, by %s", e.Version, sig, foreign)
+		}
 	}
 
 	// The door's answer (GET .../events, what the page and ledger log read)
@@ -122,6 +125,9 @@ func TestLogNamesImportedKey(t *testing.T) {
 		fp, ok := strings.CutPrefix(e.Signed, "signed ")
 		if !ok || fp == foreign || strings.Contains(fp, " ") {
 			t.Fatalf("own/b event v%d: signed %q, want this ledger's own key", e.Version, e.Signed)
+		}
+		if sig := e.Signature; sig == nil || sig.State != app.SignatureSigned || sig.Fingerprint != fp || events.Fingerprint(sig.Key) != fp {
+			t.Fatalf("own/b event v%d: signature %+v, want signed by %s", e.Version, sig, fp)
 		}
 	}
 }

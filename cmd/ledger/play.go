@@ -104,7 +104,7 @@ func (c *cli) printStep(r campaign.StepResult, describe *app.Describer) {
 	if len(r.Request.Dice.Values) > 0 {
 		who = w.t("play.with_dice", "who", who, "dice", fmt.Sprint(r.Request.Dice.Values))
 	}
-	fmt.Fprintf(c.stdout, "#%d %s [%s]: %s\n", r.Number, r.Step.Do, who, w.stepStatus(r.Status()))
+	fmt.Fprintf(c.stdout, "#%d %s [%s]: %s\n", r.Number, r.Step.Do, who, w.stepStatus(r.State()))
 	switch {
 	case r.Refusal != nil:
 		fmt.Fprintf(c.stdout, "   %s\n", w.t("play.refused", "rule", w.rule(r.Refusal.Rule), "message", w.cat.Refusal(w.lang, r.Refusal, i18n.Vars{})))
@@ -116,7 +116,7 @@ func (c *cli) printStep(r campaign.StepResult, describe *app.Describer) {
 		}
 	}
 	if r.Mismatch != "" {
-		fmt.Fprintf(c.stdout, "   !! %s\n", w.t("play.mismatch", "expected", w.stepStatus(r.Step.Expect), "got", w.stepStatus(r.Status())))
+		fmt.Fprintf(c.stdout, "   !! %s\n", w.t("play.mismatch", "expected", w.stepStatus(r.Step.Expected()), "got", w.stepStatus(r.State())))
 	}
 }
 

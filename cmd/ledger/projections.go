@@ -57,9 +57,8 @@ func (c *cli) projectionsStatusCommand() *cobra.Command {
 			}
 			w := c.words()
 			fmt.Fprintln(c.stdout, w.t("projections.status", "db", orDash(st.DB), "checkpoint", st.Checkpoint, "last", st.LastSequence, "lag", st.Lag))
-			if st.Projector != "" {
-				state, why, _ := strings.Cut(st.Projector, ": ")
-				fmt.Fprintln(c.stdout, w.t("projections.projector", "state", w.term("projector", state), "why", why))
+			if p := st.ProjectorState; p != nil {
+				fmt.Fprintln(c.stdout, w.t("projections.projector", "state", w.term("projector", p.State), "why", p.Why))
 			}
 			if st.Log != "ok" {
 				fmt.Fprintln(c.stdout, w.t("projections.log", "error", st.Log))

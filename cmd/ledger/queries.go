@@ -126,7 +126,7 @@ func (c *cli) logCommand() *cobra.Command {
 				tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
 				fmt.Fprintln(tw, w.t("log.head"))
 				for _, e := range page.Events {
-					fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", e.Version, e.Seq, e.Time.Format("15:04:05"), w.actor(e.Actor, e.OnBehalfOf), e.Type, orDash(signedShort(e.Signed, w)), e.Description)
+					fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", e.Version, e.Seq, e.Time.Format("15:04:05"), w.actor(e.Actor, e.OnBehalfOf), e.Type, orDash(signedShort(e.Signature, w)), e.Description)
 				}
 				tw.Flush()
 				if page.Chain == app.ChainIntact {
@@ -172,17 +172,15 @@ func (c *cli) logCommand() *cobra.Command {
 // fingerprints of the latter in order of first use.
 func importedSigners(evs []app.EventView) (own, imported int, keys []string) {
 	for _, e := range evs {
-		fp, ok := strings.CutPrefix(e.Signed, "signed ")
-		if !ok {
-			continue
-		}
-		if fp, ok = strings.CutSuffix(fp, events.ImportedSuffix); !ok {
+		switch sig := e.Signature; {
+		case sig == nil:
+		case sig.State == app.SignatureSigned:
 			own++
-			continue
-		}
-		imported++
-		if !slices.Contains(keys, fp) {
-			keys = append(keys, fp)
+		case sig.State == app.SignatureImported:
+			imported++
+			if !slices.Contains(keys, sig.Fingerprint) {
+				keys = append(keys, sig.Fingerprint)
+			}
 		}
 	}
 	return own, imported, keys
@@ -191,19 +189,20 @@ func importedSigners(evs []app.EventView) (own, imported int, keys []string) {
 // signedShort is the SIGNED column: the key's fingerprint, followed by
 // "(imported)" for another ledger's key (an imported battle), "unsigned"
 // for an event from before signing, "NOT THE LEDGER'S" for a forgery (the
-// reason follows under the table).
-func signedShort(s string, w words) string {
-	switch {
-	case strings.HasPrefix(s, "signed ") && strings.HasSuffix(s, events.ImportedSuffix):
-		return strings.TrimSuffix(strings.TrimPrefix(s, "signed "), events.ImportedSuffix) + " " + w.t("log.imported_key")
-	case strings.HasPrefix(s, "signed "):
-		return strings.TrimPrefix(s, "signed ")
-	case strings.HasPrefix(s, "unsigned"):
-		return w.t("log.unsigned")
-	case s != "":
-		return w.t("log.not_ledgers")
+// reason follows under the table), "" where not checked.
+func signedShort(sig *app.Signature, w words) string {
+	if sig == nil {
+		return ""
 	}
-	return s
+	switch sig.State {
+	case app.SignatureImported:
+		return sig.Fingerprint + " " + w.t("log.imported_key")
+	case app.SignatureSigned:
+		return sig.Fingerprint
+	case app.SignatureUnsigned:
+		return w.t("log.unsigned")
+	}
+	return w.t("log.not_ledgers")
 }
 
 func (c *cli) campaignShowCommand() *cobra.Command {

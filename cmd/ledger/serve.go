@@ -319,11 +319,11 @@ func ready(ctx context.Context, a *App, cfg config.Config) web.Readiness {
 			rd.Checks["stream"] = "ok"
 		}
 	}
-	switch st := a.projector.State(); {
+	switch st := a.projector.Status(); {
 	case a.projector.Stalled() != nil:
 		fail("projection", "the projection cannot be written: "+a.projector.Stalled().Error()+"; free space on the data folder's disk (or check it): it catches up by itself")
-	case st != "running":
-		fail("projection", "the projector has "+st+"; see the server's log, then `ledger projections rebuild`")
+	case st.State != app.ProjectorRunning:
+		fail("projection", "the projector has "+st.String()+"; see the server's log, then `ledger projections rebuild`")
 	case err == nil && last-min(last, a.projector.Checkpoint()) > uint64(cfg.HTTP.ReadyMaxLag):
 		fail("projection", fmt.Sprintf("the projection is %d events behind the log (at most %d for ready)", last-a.projector.Checkpoint(), cfg.HTTP.ReadyMaxLag))
 	case err == nil && a.projector.Watch(last) >= app.StillAfter:

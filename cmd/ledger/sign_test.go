@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/keys"
 )
@@ -42,6 +43,8 @@ func TestSignedLedgerCLI(t *testing.T) {
 			Version uint64 `json:"version"`
 			Hash    string `json:"hash"`
 			Signed  string `json:"signed"`
+			// The same in parts (issue 29).
+			Signature *app.Signature `json:"signature"`
 		} `json:"events"`
 	}
 	if err := json.Unmarshal([]byte(c.ok("log", "demo-1809/eggmuhl", "-o", "json")), &page.Events); err != nil {
@@ -50,6 +53,9 @@ func TestSignedLedgerCLI(t *testing.T) {
 	mid := page.Events[10].Hash
 	if page.Events[10].Signed != "signed "+fp {
 		t.Errorf("log -o json: signed %q", page.Events[10].Signed)
+	}
+	if sig := page.Events[10].Signature; sig == nil || *sig != (app.Signature{State: app.SignatureSigned, Key: k.Signer.KeyHex(), Fingerprint: fp}) {
+		t.Errorf("log -o json: signature %+v", sig)
 	}
 	if out := c.ok("audit", "demo-1809/eggmuhl", "--head", mid[:16]); !strings.Contains(out, "1 of 1 kept head in the chain (v11 of") || !strings.Contains(out, "signed by ledger key "+fp) {
 		t.Errorf("audit --head:\n%s", out)
@@ -88,6 +94,14 @@ func TestSignedLedgerCLI(t *testing.T) {
 	v := "v" + itoa(forged[0].Version)
 	if code, out, errs := c.run("log", "demo-1809/eggmuhl"); code != exitCheck || !strings.Contains(out, "NOT THE LEDGER'S") || !strings.Contains(errs, "event "+v+" (demo-1809/eggmuhl/forged/0") {
 		t.Errorf("log of a forgery: exit %d\n%s\n%s", code, out, errs)
+	}
+	_, out, _ = c.run("log", "demo-1809/eggmuhl", "-o", "json")
+	page.Events = nil
+	if err := json.Unmarshal([]byte(out), &page.Events); err != nil || len(page.Events) == 0 {
+		t.Fatalf("log -o json of a forgery: %v\n%s", err, out)
+	}
+	if sig := page.Events[len(page.Events)-1].Signature; sig == nil || sig.State != "not_signed" || sig.Key != "" || !strings.Contains(sig.Why, "carries no signature") {
+		t.Errorf("log -o json: the forgery's signature %+v", sig)
 	}
 	if code, _, errs := c.run("audit", "demo-1809/eggmuhl"); code != exitCheck || !strings.Contains(errs, "signatures: "+v) || !strings.Contains(errs, "not signed by the ledger") {
 		t.Errorf("audit of a forgery: exit %d %s", code, errs)

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"strings"
 	"sync"
 
+	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/i18n"
 )
 
@@ -88,13 +88,13 @@ func (w words) player(id string) string {
 }
 
 // stepStatus says a scenario step's outcome: accepted, duplicate, error,
-// refused or "refused C.17" (campaign.StepResult.Status, and a step's
-// expect:).
-func (w words) stepStatus(status string) string {
-	if rule, ok := strings.CutPrefix(status, "refused "); ok {
-		return w.t("step.refused_rule", "rule", w.rule(rule))
+// refused or "refused C.17" (campaign.StepResult.State, and a step's
+// expect:, Step.Expected).
+func (w words) stepStatus(st campaign.StepState) string {
+	if st.Outcome == "refused" && st.Rule != "" {
+		return w.t("step.refused_rule", "rule", w.rule(st.Rule))
 	}
-	return w.term("step", status)
+	return w.term("step", st.Outcome)
 }
 
 // rule names the rule a refusal cites: a numbered rule (C.17) as it is,
