@@ -98,6 +98,23 @@ func TestOpenAPIContract(t *testing.T) {
 		}
 	}
 
+	// The typed fields the spec holds strictly are there to be checked (issue
+	// 29): the projector's state, who signed each event.
+	st := ts.must(ts.do("GET", "/api/admin/status", testAdminToken, nil), 200)
+	if ps, _ := st.body["projector_state"].(map[string]any); ps["state"] != "running" || st.body["projector"] != "running" {
+		t.Errorf("/api/admin/status: projector_state %v, projector %v", st.body["projector_state"], st.body["projector"])
+	}
+	evs, _ := ts.must(ts.do("GET", b+"/events", ts.tokens["uma"], nil), 200).body["events"].([]any)
+	for _, e := range evs {
+		if sig, _ := e.(map[string]any)["signature"].(map[string]any); sig["state"] != "signed" || sig["fingerprint"] == nil {
+			t.Errorf("%s/events: an event's signature %v", b, sig)
+			break
+		}
+	}
+	if len(evs) == 0 {
+		t.Errorf("%s/events: no events", b)
+	}
+
 	// The spec's pattern for ?head= is enforced: the validator refuses
 	// the request, and so does the server.
 	req, _ := http.NewRequest("GET", ts.url+b+"/audit?head=zz", nil)
