@@ -63,8 +63,10 @@ func (p *Projector) Run(ctx context.Context) {
 	defer stopWatching()
 	go p.watchdog(wctx)
 	// waiting is set while the projector waits for its disk: said once in
-	// the log when it starts, once when it ends.
+	// the log when it starts, once when it ends. retry is the pause before
+	// following again after a failure of the log's.
 	var waiting bool
+	retry := time.Second
 	for {
 		rctx, again := context.WithCancel(ctx)
 		p.mu.Lock()
@@ -79,6 +81,7 @@ func (p *Projector) Run(ctx context.Context) {
 					p.lg.Info("projector: the projection's disk takes writes again; the projection is catching up")
 				}
 				p.set(pr.Sequence)
+				retry = time.Second
 			},
 		})
 		// Asked to follow again (Refollow), before again() below ends rctx
@@ -92,6 +95,7 @@ func (p *Projector) Run(ctx context.Context) {
 			// Refollow: follow again from the checkpoint, at once.
 			continue
 		}
+		var failed *projections.ProjectionError
 		switch {
 		case errors.Is(err, projections.ErrStorage):
 			// The projection's disk is full or failed a write: nothing
@@ -101,19 +105,31 @@ func (p *Projector) Run(ctx context.Context) {
 				waiting = true
 				p.lg.Error("projector: the projection cannot be written (free space on the data folder's disk, or check it); trying again every second", "err", err)
 			}
+		case errors.As(err, &failed):
+			// The projection itself failed: following again would fail
+			// the same way. Stopped, it says why (/readyz, status).
+			p.lg.Error("projector stopped", "err", err)
+			p.close(err)
+			return
 		case errors.Is(err, events.ErrUnavailable):
 			// The log cannot answer for now (no quorum, a leader being
 			// elected): follow again from the checkpoint once it can.
 			p.lg.Warn("projector: the log is unavailable; following again shortly", "err", err)
+			retry = time.Second
 		default:
-			p.lg.Error("projector stopped", "err", err)
-			p.close(err)
-			return
+			// Following the log failed otherwise (a consumer lost, the
+			// connection broken): the log is whole, so follow it again
+			// from the checkpoint, less often while it keeps failing. A
+			// projection that stands still meanwhile is 503 at /readyz.
+			p.lg.Warn("projector: following the log failed; following again", "err", err, "in", retry)
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(time.Second):
+		case <-time.After(retry):
+		}
+		if !errors.Is(err, events.ErrUnavailable) && !errors.Is(err, projections.ErrStorage) {
+			retry = min(2*retry, 30*time.Second)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -138,17 +139,33 @@ func TestEventSignature(t *testing.T) {
 	}
 }
 
-// failingFollow is a log whose following fails as nothing but a broken
-// projection would: the projector stops.
-type failingFollow struct{ events.Log }
+// failingFollow is a log whose following fails its first times with an
+// error that is not "unavailable" (a consumer lost, a connection broken):
+// the log is whole, and the projector follows it again.
+type failingFollow struct {
+	events.Log
+	fails atomic.Int32
+}
 
-func (failingFollow) Follow(ctx context.Context, after uint64, fn func(events.Envelope) error, caughtUp func()) error {
-	return errors.New("the follower broke")
+func (l *failingFollow) Follow(ctx context.Context, after uint64, fn func(events.Envelope) error, caughtUp func()) error {
+	if l.fails.Add(-1) >= 0 {
+		return errors.New("the follower broke")
+	}
+	return l.Log.Follow(ctx, after, fn, caughtUp)
+}
+
+// failingProjection is a projection whose every batch fails: the
+// projector stops, and says why.
+type failingProjection struct{ *sqlite.DB }
+
+func (failingProjection) ApplyBatch(context.Context, []events.Envelope) error {
+	return errors.New("the projection broke")
 }
 
 // TestProjectorStatus: the projector's state in parts (Status.ProjectorState)
-// while it runs, once it stopped on an error (why), and once it stopped
-// with its server (no why); String says each as the kept sentence.
+// while it runs, once it stopped on its projection's error (why), and once
+// it stopped with its server (no why); String says each as the kept
+// sentence. A follower's error is no reason to stop: it follows again.
 func TestProjectorStatus(t *testing.T) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	open := func() *sqlite.DB {
@@ -189,15 +206,32 @@ func TestProjectorStatus(t *testing.T) {
 		t.Errorf("stopped with its server: %+v %q", got, got.String())
 	}
 
-	broken := app.NewProjector(failingFollow{memlog.New()}, open(), quiet)
+	broken := app.NewProjector(log, failingProjection{open()}, quiet)
 	go broken.Run(context.Background())
 	select {
 	case <-broken.Done():
 	case <-time.After(10 * time.Second):
-		t.Fatal("the projector did not stop on its follower's error")
+		t.Fatal("the projector did not stop when its projection failed")
 	}
 	got := broken.Status()
-	if got.State != app.ProjectorStopped || !strings.Contains(got.Why, "the follower broke") || got.String() != "stopped: "+got.Why {
+	if got.State != app.ProjectorStopped || !strings.Contains(got.Why, "the projection broke") || got.String() != "stopped: "+got.Why {
 		t.Errorf("stopped on an error: %+v %q", got, got.String())
+	}
+
+	// A follower that fails twice is followed again (after 1 s, then 2 s),
+	// not given up: the projection reaches the log and the projector runs.
+	ff := &failingFollow{Log: log}
+	ff.fails.Store(2)
+	again := app.NewProjector(ff, open(), quiet)
+	actx, acancel := context.WithCancel(context.Background())
+	defer acancel()
+	go again.Run(actx)
+	wctx2, wcancel2 := context.WithTimeout(actx, 20*time.Second)
+	defer wcancel2()
+	if err := again.Wait(wctx2, last); err != nil {
+		t.Fatalf("after its follower failed twice: %v (%+v)", err, again.Status())
+	}
+	if got := again.Status(); got.State != app.ProjectorRunning {
+		t.Errorf("after its follower failed twice: %+v, want running", got)
 	}
 }

@@ -24,6 +24,18 @@ type Projection interface {
 	ApplyBatch(ctx context.Context, evs []events.Envelope) error
 }
 
+// ProjectionError is Run's error when the projection itself failed (reading
+// its checkpoint, applying a batch), as against the log: following again
+// does not mend it, unless it is ErrStorage (a disk that takes writes
+// again).
+type ProjectionError struct {
+	Op  string // "checkpoint", "apply events 5..9"
+	Err error
+}
+
+func (e *ProjectionError) Error() string { return "projections: " + e.Op + ": " + e.Err.Error() }
+func (e *ProjectionError) Unwrap() error { return e.Err }
+
 // Progress reports how far a run has come.
 type Progress struct {
 	// Applied is the number of events applied by this run.
@@ -64,7 +76,7 @@ func Run(ctx context.Context, log events.Log, p Projection, opts RunOptions) err
 	}
 	from, err := p.Checkpoint(ctx)
 	if err != nil {
-		return fmt.Errorf("projections: checkpoint: %w", err)
+		return &ProjectionError{Op: "checkpoint", Err: err}
 	}
 	target, err := log.LastSequence(ctx)
 	if err != nil {
@@ -94,7 +106,7 @@ func Run(ctx context.Context, log events.Log, p Projection, opts RunOptions) err
 				continue // drain what the reader had already handed over
 			}
 			if err := p.ApplyBatch(ctx, b); err != nil {
-				failed = fmt.Errorf("projections: apply events %d..%d: %w", b[0].Sequence, b[len(b)-1].Sequence, err)
+				failed = &ProjectionError{Op: fmt.Sprintf("apply events %d..%d", b[0].Sequence, b[len(b)-1].Sequence), Err: err}
 				stopFollow()
 				continue
 			}
