@@ -27,9 +27,11 @@ type physicalDice struct {
 
 func (p *physicalDice) Roll(req rules.RollRequest) (rules.Rolled, error) {
 	if p.used+req.Count > len(p.values) {
+		// The shortfall: what this roll needs beyond the values left.
+		short := p.used + req.Count - len(p.values)
 		return rules.Rolled{}, rules.Refuse("dice", "dice.missing",
-			"%s needs %d more %s; %d entered, %d used so far", req.Purpose, req.Count, plural(req.Count, "die", "dice"), len(p.values), p.used).
-			WithNumbers(map[string]float64{"needed": float64(req.Count), "entered": float64(len(p.values)), "used": float64(p.used)})
+			"%s needs %d more %s; %d entered, %d used so far", req.Purpose, short, plural(short, "die", "dice"), len(p.values), p.used).
+			WithNumbers(map[string]float64{"needed": float64(short), "entered": float64(len(p.values)), "used": float64(p.used)})
 	}
 	vals := append([]int(nil), p.values[p.used:p.used+req.Count]...)
 	for _, v := range vals {

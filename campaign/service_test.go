@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/events/jetstream/jstest"
+	"github.com/clubledger/ledger/i18n"
 	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/rules"
 )
@@ -438,5 +440,30 @@ func TestRefusedBattleCreateLeavesNoBattle(t *testing.T) {
 	exec(t, svc, "good", "battle.create", "b1", map[string]any{"table": map[string]float64{"width": 72, "depth": 48}, "first_side": "red"})
 	if c, _ := svc.Campaign(context.Background(), "c1"); len(c.Battles) != 1 || c.Battles[0].Number != 1 {
 		t.Fatalf("battles %+v", c.Battles)
+	}
+}
+
+// A 2D6 roll given one die is one die short, in English and in Russian
+// (the count is the shortfall, not the roll's number of dice).
+func TestPhysicalDiceMissingSaysTheShortfall(t *testing.T) {
+	l := openLedger(t, jetstream.Config{})
+	svc := l.service()
+	started(t, svc)
+	_, err := svc.Execute(context.Background(), campaign.Request{ID: "o", Principal: campaign.Operator("alice"), Campaign: "c1", Battle: "b1",
+		Name: "order.give", Body: body(t, map[string]any{"general": "red-gen", "units": []string{"red-inf1"},
+			"content": map[string]string{"action": "move"}}), Dice: campaign.DiceInput{Values: []int{3}}})
+	var r *rules.Refusal
+	if !errors.As(err, &r) || r.Code != "dice.missing" {
+		t.Fatalf("want dice.missing, got %v", err)
+	}
+	if !strings.Contains(r.Message, "needs 1 more die; 1 entered, 0 used so far") || r.Numbers["needed"] != 1 {
+		t.Errorf("message %q, numbers %v: want one more die", r.Message, r.Numbers)
+	}
+	cat, err := i18n.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ru := cat.Refusal("ru", r, i18n.Vars{}); !strings.Contains(ru, "нужно ещё 1 кубик;") {
+		t.Errorf("russian %q: want one more die", ru)
 	}
 }
