@@ -31,6 +31,14 @@ const (
 	MaxString = 200
 	// MaxCoordinate bounds every number: a table is never a kilometre wide.
 	MaxCoordinate = 100000
+	// MaxPath is the most waypoints of a move's, march's or charge's path:
+	// every rule that follows a path checks each leg against every unit,
+	// and 30,000 waypoints once held a battle for 20 s (a measured move
+	// at the table has a handful of turns).
+	MaxPath = 32
+	// MaxList is the most items of any other list: an army's units, the
+	// dice of a roll, a terrain piece's corners, a ruling's corrections.
+	MaxList = 500
 )
 
 // fieldKind is how a string field is bounded.
@@ -64,7 +72,8 @@ func kindOf(key string) fieldKind {
 }
 
 // CheckBody checks every value of a command's JSON body against the
-// limits: valid UTF-8, no null, numbers finite and within MaxCoordinate,
+// limits: valid UTF-8, no null, lists within MaxPath (a path's waypoints)
+// or MaxList, numbers finite and within MaxCoordinate,
 // identifiers of letters, digits, '-', '_' or '.', names and text without
 // control characters (free text may break lines) or bidirectional
 // overrides, each within its length. The error names the field and the
@@ -99,6 +108,13 @@ func checkValue(path, key string, v any) error {
 			}
 		}
 	case []any:
+		limit, what := MaxList, "items"
+		if key == "path" {
+			limit, what = MaxPath, "waypoints"
+		}
+		if len(x) > limit {
+			return &InvalidInput{Field: path, Reason: fmt.Sprintf("at most %d %s", limit, what)}
+		}
 		for i, e := range x {
 			if err := checkValue(path+"["+strconv.Itoa(i)+"]", key, e); err != nil {
 				return err

@@ -160,6 +160,10 @@ func TestServeBoundedInput(t *testing.T) {
 		{"a reason over 2000", "dispute.raise", map[string]any{"command": map[string]any{"event": 3, "reason": strings.Repeat("é", 2001)}}, nil, "reason"},
 		{"a seed over 256 bytes", "dice.add_seed", map[string]any{"command": map[string]any{"player": "marie", "seed": strings.Repeat("s", 257)}}, nil, "seed"},
 		{"a bidi unit id", "unit.move", map[string]any{"command": map[string]any{"unit": "33\u202Eligne", "to": map[string]float64{"x": 1, "y": 1}}}, nil, "unit"},
+		// 30,000 waypoints once held a battle for 20 s (issue 24).
+		{"33 waypoints", "unit.move", map[string]any{"command": map[string]any{"unit": "33-ligne", "to": map[string]float64{"x": 30, "y": 10},
+			"path": waypoints(33)}}, nil, "path"},
+		{"a list of 501", "unit.move", map[string]any{"command": map[string]any{"unit": "33-ligne", "to": map[string]float64{"x": 30, "y": 10}, "units": make([]string, 501)}}, nil, "units"},
 	}
 	for _, c := range cases {
 		r := ts.command("marie", "b1", c.cmd, c.body, c.header...)
@@ -167,6 +171,12 @@ func TestServeBoundedInput(t *testing.T) {
 		if r.status != 400 || !strings.Contains(msg, c.field) {
 			t.Errorf("%s: %d %s", c.name, r.status, r.raw)
 		}
+	}
+	// 32 waypoints are a path the rules judge (whatever they decide of it).
+	r32 := ts.command("marie", "b1", "unit.move", map[string]any{"dry_run": true, "command": map[string]any{"unit": "33-ligne", "to": map[string]float64{"x": 30, "y": 10},
+		"path": waypoints(32)}})
+	if r32.status == 400 {
+		t.Errorf("32 waypoints: %d %s", r32.status, r32.raw)
 	}
 	// A unit named with 900,000 characters, the first an override: refused.
 	long := "\u202E" + strings.Repeat("w", 900_000)
@@ -338,4 +348,13 @@ func TestServeNoTokenHashesForPeople(t *testing.T) {
 	if !strings.Contains(string(r.raw), "token_hash") {
 		t.Errorf("the operator does not see the token hashes")
 	}
+}
+
+// waypoints is a path of n points, each a step from the last.
+func waypoints(n int) []map[string]float64 {
+	out := make([]map[string]float64, n)
+	for i := range out {
+		out[i] = map[string]float64{"x": 20 + float64(i%2)*0.01, "y": 10 + float64(i)*0.001}
+	}
+	return out
 }
