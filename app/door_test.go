@@ -127,6 +127,19 @@ func TestDoorDecidesWhoMay(t *testing.T) {
 	if _, err := player.Status(ctx); kindOf(err) != app.KindForbidden {
 		t.Errorf("a player's status: %v", err)
 	}
+	// A campaign that does not exist answers a token as one that does
+	// but does not know it: no token tells which campaigns exist (this
+	// stop's tester guessed ids from 404 against 401).
+	for _, s := range []*app.Session{stranger, player} {
+		for _, id := range []string{"c", "nosuch"} {
+			if id == "c" && s == player {
+				continue
+			}
+			if _, err := s.Campaign(ctx, id); kindOf(err) != app.KindUnauthenticated {
+				t.Errorf("campaign %q asked with a token it does not know: %v, want unauthenticated", id, err)
+			}
+		}
+	}
 	// A token nobody holds is not a person refused: unauthenticated, as
 	// everywhere else, whether it looks like a token or not.
 	for _, tok := range []string{"no-such-token", "lt_" + strings.Repeat("ab", 20)} {

@@ -43,7 +43,9 @@ func (s *Service) Authenticate(ctx context.Context, id, token string) (Principal
 		return Principal{}, err
 	}
 	if !c.Exists() {
-		return Principal{}, &UnknownCampaign{Campaign: id}
+		// The same answer as a token the campaign does not know: a
+		// token, any token, must not tell which campaigns exist.
+		return Principal{}, &Unauthenticated{Campaign: id}
 	}
 	p, ok := c.Authenticate(token)
 	if !ok {
