@@ -277,6 +277,14 @@ func (s *Session) Odds(ctx context.Context, key events.Key, q OddsQuery) (rules.
 	if _, err := s.battle(ctx, key); err != nil {
 		return rules.OddsResult{}, s.fail(err, vars)
 	}
+	// The query's words are held to a command's limits (ids of 64
+	// characters, no control characters), as the order it asks about
+	// would be, before any of them is said back.
+	if body, err := json.Marshal(q); err != nil {
+		return rules.OddsResult{}, s.fail(err, noVars)
+	} else if err := campaign.CheckBody(body); err != nil {
+		return rules.OddsResult{}, s.fail(err, noVars)
+	}
 	cmd := &rules.GiveOrder{General: q.General, Units: q.Units, OnRoad: q.OnRoad, Special: q.Special,
 		Content: rules.OrderContent{Action: q.Action, Formation: q.Formation, Target: q.Target}}
 	if cmd.Content.Action == "" && cmd.Special == "" {

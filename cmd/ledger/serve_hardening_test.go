@@ -172,6 +172,18 @@ func TestServeBoundedInput(t *testing.T) {
 			t.Errorf("%s: %d %s", c.name, r.status, r.raw)
 		}
 	}
+	// A query's words are held to the same limits, and never said back
+	// (the odds echoed a 30,000-character general, and control characters).
+	for name, q := range map[string]string{
+		"a general of 30,000 characters": "general=" + strings.Repeat("x", 30000) + "&units=33-ligne",
+		"control characters":             "general=%00%1b%5b31m&units=33-ligne",
+	} {
+		r := ts.do("GET", "/api/campaigns/demo/battles/b1/odds?"+q, ts.tokens["marie"], nil)
+		msg, _ := r.errorField("message").(string)
+		if r.status != 400 || !strings.Contains(msg, "general") || strings.Contains(string(r.raw), "xxxxxxxxxx") || strings.Contains(string(r.raw), `\u001b`) || strings.Contains(string(r.raw), "\x1b") {
+			t.Errorf("odds with %s: %d %.300s", name, r.status, r.raw)
+		}
+	}
 	// 32 waypoints are a path the rules judge (whatever they decide of it).
 	r32 := ts.command("marie", "b1", "unit.move", map[string]any{"dry_run": true, "command": map[string]any{"unit": "33-ligne", "to": map[string]float64{"x": 30, "y": 10},
 		"path": waypoints(32)}})
