@@ -65,16 +65,23 @@ func (e *HeldError) Error() string {
 
 // BusyError says the data folder stayed busy (another CLI command, or a
 // server that is starting) for as long as the command waited: nothing was
-// sent, and the same command may be run again with the same --id (exit 5).
+// sent, and the same command may be run again (exit 5), with the same --id
+// when it is a command that has one (SameID).
 type BusyError struct {
 	Dir    string
 	Holder string
 	Waited time.Duration
+	// SameID: the command has an --id, to be given again.
+	SameID bool
 }
 
 func (e *BusyError) Error() string {
-	return fmt.Sprintf("the data folder %s stayed busy for %s (%s): nothing was sent; run the same command again with the same --id",
-		e.Dir, e.Waited.Round(time.Second), e.Holder)
+	again := "run the same command again"
+	if e.SameID {
+		again += " with the same --id"
+	}
+	return fmt.Sprintf("the data folder %s stayed busy for %s (%s): nothing was sent; %s",
+		e.Dir, e.Waited.Round(time.Second), e.Holder, again)
 }
 
 // intentLock is a server's held intent on a data folder.

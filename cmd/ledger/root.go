@@ -52,6 +52,10 @@ type cli struct {
 	entropy io.Reader
 	// name is the subcommand running, for the folder's lock.
 	name string
+	// hasID: the subcommand running takes an --id (a command of the
+	// campaign's), which a retry gives again; a query or an admin
+	// command has none and is simply run again.
+	hasID bool
 }
 
 // lang is the language of messages: --lang, LEDGER_LANG, the file, "en".
@@ -109,6 +113,7 @@ func (c *cli) exit(err error) int {
 	w := c.words()
 	switch {
 	case errors.As(err, &busy):
+		busy.SameID = c.hasID
 		fmt.Fprintln(c.stderr, w.t("exit.error", "message", err.Error()))
 		return exitUnavailable
 	case errors.As(err, &ce):
@@ -140,6 +145,11 @@ func (c *cli) exit(err error) int {
 		fmt.Fprintln(c.stderr, w.t("exit.error", "message", ae.Message))
 		return exitUsage
 	case app.KindUnavailable:
+		if !c.hasID {
+			// Nothing to give again: a query, a rebuild is run again.
+			fmt.Fprintln(c.stderr, w.t("exit.unavailable_again", "message", ae.Message))
+			return exitUnavailable
+		}
 		fmt.Fprintln(c.stderr, w.t("exit.unavailable", "message", ae.Message))
 		return exitUnavailable
 	case app.KindIdempotencyConflict:
@@ -188,6 +198,7 @@ LEDGER_* environment variables (LEDGER_DATA_DIR, LEDGER_NATS_URL, ...), flags.`,
 		Version:       versionString(),
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			c.name = cmd.CommandPath()
+			c.hasID = cmd.Flags().Lookup("id") != nil
 			return c.loadConfig(cmd)
 		},
 	}
