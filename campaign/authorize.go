@@ -16,12 +16,16 @@ type Forbidden struct {
 	Who string `json:"who"`
 	// Reason says what they may not do, in words.
 	Reason string `json:"reason"`
+	// Why is Reason's format and values, for saying it in another
+	// language (i18n: detail.forbidden); not sent.
+	Why rules.Words `json:"-"`
 }
 
 func (e *Forbidden) Error() string { return fmt.Sprintf("forbidden: %s: %s", e.Who, e.Reason) }
 
 func forbid(p Principal, format string, a ...any) error {
-	return &Forbidden{Who: p.Player, Reason: fmt.Sprintf(format, a...)}
+	w := rules.Words{Format: format, Args: a}
+	return &Forbidden{Who: p.Player, Reason: w.String(), Why: w}
 }
 
 // Unauthenticated is the answer to a token the campaign does not know.
@@ -34,7 +38,12 @@ func (e *Unauthenticated) Error() string {
 // UnknownCampaign is the answer for a campaign that does not exist.
 type UnknownCampaign struct{ Campaign string }
 
-func (e *UnknownCampaign) Error() string { return fmt.Sprintf("no campaign %q", e.Campaign) }
+func (e *UnknownCampaign) Error() string { return e.Why().String() }
+
+// Why is the error's words: format and values (i18n: detail.not_found).
+func (e *UnknownCampaign) Why() rules.Words {
+	return rules.Words{Format: "no campaign %q", Args: []any{e.Campaign}}
+}
 
 // Authenticate returns the person of campaign id whose token this is.
 func (s *Service) Authenticate(ctx context.Context, id, token string) (Principal, error) {

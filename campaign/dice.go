@@ -105,7 +105,7 @@ func playerNonce(req call) (string, error) {
 		return "", nil
 	}
 	if _, err := dice.ParseNonce(req.Nonce); err != nil {
-		return "", &InvalidInput{Field: "nonce", Reason: fmt.Sprintf("%d to %d hex digits of fresh randomness from the device", 2*dice.MinNonce, 2*dice.MaxNonce)}
+		return "", Invalid("nonce", "%d to %d hex digits of fresh randomness from the device", 2*dice.MinNonce, 2*dice.MaxNonce)
 	}
 	if req.as.Role != RolePlayer || req.as.Player != req.Principal.Player {
 		return "", nil

@@ -83,7 +83,7 @@ func CheckBody(body json.RawMessage) error {
 		return nil
 	}
 	if !utf8.Valid(body) {
-		return &InvalidInput{Field: "command", Reason: "not valid UTF-8"}
+		return Invalid("command", "not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -100,7 +100,7 @@ func checkValue(path, key string, v any) error {
 		if path == "" {
 			return nil
 		}
-		return &InvalidInput{Field: path, Reason: "null: give a value, or leave the field out"}
+		return Invalid(path, "null: give a value, or leave the field out")
 	case map[string]any:
 		for k, e := range x {
 			if err := checkValue(join(path, k), k, e); err != nil {
@@ -108,12 +108,11 @@ func checkValue(path, key string, v any) error {
 			}
 		}
 	case []any:
-		limit, what := MaxList, "items"
-		if key == "path" {
-			limit, what = MaxPath, "waypoints"
+		if key == "path" && len(x) > MaxPath {
+			return Invalid(path, "at most %d waypoints", MaxPath)
 		}
-		if len(x) > limit {
-			return &InvalidInput{Field: path, Reason: fmt.Sprintf("at most %d %s", limit, what)}
+		if len(x) > MaxList {
+			return Invalid(path, "at most %d items", MaxList)
 		}
 		for i, e := range x {
 			if err := checkValue(path+"["+strconv.Itoa(i)+"]", key, e); err != nil {
@@ -123,7 +122,7 @@ func checkValue(path, key string, v any) error {
 	case json.Number:
 		f, err := x.Float64()
 		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > MaxCoordinate {
-			return &InvalidInput{Field: path, Reason: fmt.Sprintf("a number between -%d and %d", MaxCoordinate, MaxCoordinate)}
+			return Invalid(path, "a number between -%d and %d", MaxCoordinate, MaxCoordinate)
 		}
 	case string:
 		return checkString(path, kindOf(key), x)
@@ -155,23 +154,29 @@ func checkString(path string, kind fieldKind, s string) error {
 		limit = 64 << 10
 	}
 	if n > limit {
-		return &InvalidInput{Field: path, Reason: fmt.Sprintf("at most %d %s (%d given)", limit, what, n)}
+		if what == "bytes" {
+			return Invalid(path, "at most %d bytes (%d given)", limit, n)
+		}
+		return Invalid(path, "at most %d characters (%d given)", limit, n)
 	}
 	for _, r := range s {
 		switch {
 		case r == utf8.RuneError:
-			return &InvalidInput{Field: path, Reason: "not valid text (a replacement character or a broken escape)"}
+			return Invalid(path, "not valid text (a replacement character or a broken escape)")
 		case bidiControl(r):
-			return &InvalidInput{Field: path, Reason: fmt.Sprintf("bidirectional control character U+%04X is not allowed", r)}
+			return Invalid(path, "bidirectional control character %s is not allowed", codePoint(r))
 		case kind == kindID && !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.", r)):
-			return &InvalidInput{Field: path, Reason: fmt.Sprintf("an identifier is letters, digits, '-', '_' or '.' (not U+%04X), at most %d", r, MaxID)}
+			return Invalid(path, "an identifier is letters, digits, '-', '_' or '.' (not %s), at most %d", codePoint(r), MaxID)
 		case (kind == kindText || kind == kindRuleset) && (r == '\n' || r == '\t' || r == '\r'):
 		case unicode.IsControl(r):
-			return &InvalidInput{Field: path, Reason: fmt.Sprintf("control character U+%04X is not allowed", r)}
+			return Invalid(path, "control character %s is not allowed", codePoint(r))
 		}
 	}
 	return nil
 }
+
+// codePoint names a character by its code point, U+202E.
+func codePoint(r rune) string { return fmt.Sprintf("U+%04X", r) }
 
 // bidiControl reports the characters that reorder text as it is shown:
 // embeddings, overrides and isolates, and the invisible marks.

@@ -9,6 +9,7 @@ import (
 	"regexp"
 
 	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/rules"
 )
 
 // Request is one command as it reaches the service from the CLI, a scenario
@@ -76,9 +77,36 @@ var commandID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 type InvalidInput struct {
 	Field  string `json:"field"`
 	Reason string `json:"reason"`
+	// Why is Reason's format and values, for saying it in another
+	// language (i18n: detail.input); not sent. A Reason with no Why is
+	// said as its own format.
+	Why rules.Words `json:"-"`
 }
 
-func (e *InvalidInput) Error() string { return fmt.Sprintf("invalid %s: %s", e.Field, e.Reason) }
+// InvalidFormat is how an InvalidInput is said: its field, then its
+// reason (i18n: detail.bad_request).
+const InvalidFormat = "invalid %s: %s"
+
+func (e *InvalidInput) Error() string { return fmt.Sprintf(InvalidFormat, e.Field, e.Reason) }
+
+// InvalidKey says what is wrong with a campaign's or battle's id, as
+// events.Key.Validate does, or nil.
+func InvalidKey(k events.Key) *InvalidInput {
+	if !events.ValidID(k.Campaign) {
+		return Invalid("campaign/battle", "campaign id %q: want lower-case letters, digits, '-' or '_', at most 64", k.Campaign)
+	}
+	if k.Battle != "" && !events.ValidID(k.Battle) {
+		return Invalid("campaign/battle", "battle id %q: want lower-case letters, digits, '-' or '_', at most 64", k.Battle)
+	}
+	return nil
+}
+
+// Invalid is an InvalidInput of field whose reason is format printed with
+// a, keeping both for saying it in another language.
+func Invalid(field, format string, a ...any) *InvalidInput {
+	w := rules.Words{Format: format, Args: a}
+	return &InvalidInput{Field: field, Reason: w.String(), Why: w}
+}
 
 // IdempotencyConflict is the answer to a command id already used for
 // another command (another body, dice or principal): the earlier command

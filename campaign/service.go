@@ -302,11 +302,11 @@ type call struct {
 // nothing is appended in any case.
 func (s *Service) Execute(ctx context.Context, req Request) (Outcome, error) {
 	if !commandID.MatchString(req.ID) {
-		return Outcome{}, &InvalidInput{Field: "id", Reason: "a command id is 1 to 128 letters, digits, '-' or '_'"}
+		return Outcome{}, Invalid("id", "a command id is 1 to 128 letters, digits, '-' or '_'")
 	}
 	key := events.Key{Campaign: req.Campaign, Battle: req.Battle}
-	if err := key.Validate(); err != nil {
-		return Outcome{}, &InvalidInput{Field: "campaign/battle", Reason: err.Error()}
+	if err := InvalidKey(key); err != nil {
+		return Outcome{}, err
 	}
 	if err := CheckBody(req.Body); err != nil {
 		return Outcome{}, err

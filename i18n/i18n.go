@@ -173,7 +173,7 @@ func (c *Catalogue) Page(lang string) map[string]string {
 }
 
 func pageKey(k string) bool {
-	for _, p := range []string{"refusal.", "event.", "term.", "phrase.", "cli.", sayPrefix} {
+	for _, p := range []string{"refusal.", "event.", "term.", "phrase.", "detail.", "cli.", sayPrefix} {
 		if strings.HasPrefix(k, p) {
 			return false
 		}
@@ -272,6 +272,23 @@ func (c *Catalogue) Refusal(lang string, r *rules.Refusal, vars Vars) string {
 		return out
 	}
 	return r.Message
+}
+
+// Detail says the detail of an error that is not a refusal (the reason of
+// a campaign.Forbidden or InvalidInput, the words of the door's and the
+// edges' own errors) in lang, from its format and values (w), as refusals
+// are: by the entry of family ("detail.<code>", "detail.input") whose Go
+// format is w's, an exact lookup, never by reading english back. English,
+// and a detail no entry says, is english, the words the code printed.
+func (c *Catalogue) Detail(lang, family string, w rules.Words, english string) string {
+	if c == nil || lang == "en" || w.Format == "" {
+		return english
+	}
+	rr := &renderer{c: c, lang: lang, exact: true}
+	if out, ok := rr.said(family, w.Format, w.Args, nil); ok {
+		return out
+	}
+	return english
 }
 
 // Number renders a number with at most two decimals and no trailing zeros.

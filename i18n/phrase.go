@@ -130,7 +130,7 @@ func compilePhrases(texts map[string]map[string]string) (map[string][]phrase, er
 
 // phraseKey splits "refusal.unit_inactive#2" into its family and number.
 func phraseKey(k string) (family string, n int, ok bool) {
-	if !strings.HasPrefix(k, "refusal.") && !strings.HasPrefix(k, "phrase.") {
+	if !strings.HasPrefix(k, "refusal.") && !strings.HasPrefix(k, "phrase.") && !strings.HasPrefix(k, "detail.") {
 		return "", 0, false
 	}
 	i := strings.LastIndexByte(k, '#')

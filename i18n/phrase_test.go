@@ -414,6 +414,10 @@ var typed = map[string]bool{
 	"impassable": true, "difficult": true, "road": true, "open": true, "diagonals": true, "quadrants": true,
 	"base": true, "markers": true, "status": true, "toward": true, "x": true, "y": true, "distance": true,
 	"ruling": true, "initiative": true, "true": true, "prev_hash": true, "sig": true,
+	// The parameters and fields of a request, and their values, that an
+	// error's detail names (detail.*), and the CLI's ledger log.
+	"head": true, "scale": true, "format": true, "version": true, "dice": true, "command": true, "null": true, "false": true,
+	"json": true, "svg": true, "html": true, "bbcode": true, "markdown": true, "ledger": true, "log": true,
 	// "id" is what Russian screens call an id too.
 	"id": true,
 }
@@ -517,6 +521,36 @@ func TestAuditTitlesInStep(t *testing.T) {
 		key := "term.check_title." + consts[name]
 		if got := c.texts["en"][key]; got != title {
 			t.Errorf("%s is %q in en.json, %q in the audit", key, got, title)
+		}
+	}
+}
+
+// TestDetailsHaveRussian reads every detail of an error that is not a
+// refusal from the Go sources (detailSources: a Forbidden's and an
+// InvalidInput's reason, the door's and the edges' own errors) and fails
+// when one has no English format in en.json ("detail.<code>#<n>",
+// "detail.input#<n>"), or its format no Russian template, or en.json keeps
+// a detail no code prints any more.
+func TestDetailsHaveRussian(t *testing.T) {
+	c := MustLoad()
+	src := detailSources(t)
+	if len(src) < 40 {
+		t.Fatalf("only %d details found in the sources: the reader of the sources is broken", len(src))
+	}
+	checkSources(t, c, src, "detail.")
+	families := map[string]bool{}
+	for _, s := range src {
+		families[s.Family] = true
+	}
+	for fam := range families {
+		if !c.HasPhrase("ru", fam) {
+			t.Errorf("%s: no Russian for every format", fam)
+		}
+	}
+	// Known families, so that the reader cannot pass by finding nothing.
+	for _, fam := range []string{"detail.forbidden", "detail.input", "detail.not_found", "detail.bad_request", "detail.too_many_streams"} {
+		if !families[fam] {
+			t.Errorf("%s not found in the sources", fam)
 		}
 	}
 }

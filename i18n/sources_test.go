@@ -351,3 +351,135 @@ func shortPos(fset *token.FileSet, p token.Pos) string {
 	pos := fset.Position(p)
 	return strings.TrimPrefix(filepath.ToSlash(pos.Filename), "../") + ":" + strconv.Itoa(pos.Line)
 }
+
+// detailSources lists every detail of an error that is not a refusal, as
+// the code makes it with its format (Catalogue.Detail): the campaign's
+// forbid(p, format, ...) (detail.forbidden), campaign.Invalid(field,
+// format, ...) and an InvalidInput made with a literal Reason
+// (detail.input), the frame an InvalidInput is said in
+// (campaign.InvalidFormat: detail.bad_request) and an unknown campaign's
+// (detail.not_found); the door's notFound, invalid and forbidden
+// (detail.not_found, detail.bad_request, detail.forbidden) and every
+// app.Errorf(kind, "code", format, ...) of the door and the edges
+// (detail.<code>); the words a value of theirs is picked from (what is
+// the operator's, a map of words: detail.words). An InvalidInput whose Reason is printed by hand
+// (fmt.Sprintf) fails: it would carry no format.
+func detailSources(t *testing.T) []sourcePhrase {
+	t.Helper()
+	fset := token.NewFileSet()
+	var out []sourcePhrase
+	words := func(e ast.Expr, pos token.Pos) {
+		if s, ok := literal(e); ok {
+			out = append(out, sourcePhrase{Family: "detail.words", Format: s, Pos: shortPos(fset, pos)})
+		}
+	}
+	add := func(family string, e ast.Expr, fn *ast.FuncDecl, pos token.Pos, rest []ast.Expr) {
+		var args []string
+		for _, a := range rest {
+			args = append(args, exprString(fset, a))
+			// A value picked from a map of words (map[bool]string{true:
+			// "a battle", ...}[x]) is said as words of its own.
+			if ix, ok := a.(*ast.IndexExpr); ok {
+				if cl, ok := ix.X.(*ast.CompositeLit); ok {
+					for _, el := range cl.Elts {
+						if kv, ok := el.(*ast.KeyValueExpr); ok {
+							words(kv.Value, kv.Pos())
+						}
+					}
+				}
+			}
+		}
+		for _, f := range stringValues(e, fn) {
+			if f == "" {
+				continue // no detail
+			}
+			out = append(out, sourcePhrase{Family: family, Format: f, Pos: shortPos(fset, pos), Args: args})
+		}
+	}
+	for _, dir := range []string{"campaign", "app", "web", "cmd/ledger"} {
+		eachNode(parseDir(t, fset, dir), func(n ast.Node, fn *ast.FuncDecl) {
+			switch x := n.(type) {
+			case *ast.CallExpr:
+				name := ""
+				switch f := x.Fun.(type) {
+				case *ast.Ident:
+					name = f.Name
+				case *ast.SelectorExpr:
+					if id, ok := f.X.(*ast.Ident); ok && (id.Name == "campaign" || id.Name == "app") || f.Sel.Name == "operatorOnly" {
+						name = f.Sel.Name
+					}
+				}
+				switch {
+				case name == "operatorOnly" && dir == "app" && len(x.Args) >= 2:
+					// What is the operator's: words of its own.
+					words(x.Args[1], x.Pos())
+				case name == "forbid" && dir == "campaign" && len(x.Args) >= 2:
+					add("detail.forbidden", x.Args[1], fn, x.Pos(), x.Args[2:])
+				case name == "Invalid" && (dir == "campaign" || dir == "app") && len(x.Args) >= 2:
+					add("detail.input", x.Args[1], fn, x.Pos(), x.Args[2:])
+				case dir == "app" && (name == "notFound" || name == "invalid" || name == "forbidden") && len(x.Args) >= 1:
+					family := map[string]string{"notFound": "detail.not_found", "invalid": "detail.bad_request", "forbidden": "detail.forbidden"}[name]
+					add(family, x.Args[0], fn, x.Pos(), x.Args[1:])
+				case name == "Errorf" && (dir != "campaign") && len(x.Args) >= 3:
+					code, ok := literal(x.Args[1])
+					if !ok {
+						t.Errorf("%s: app.Errorf with a code that is not a literal", shortPos(fset, x.Pos()))
+						return
+					}
+					add("detail."+code, x.Args[2], fn, x.Pos(), x.Args[3:])
+				}
+			case *ast.CompositeLit:
+				if !isTypeNamed(x.Type, "InvalidInput") {
+					return
+				}
+				for _, el := range x.Elts {
+					kv, ok := el.(*ast.KeyValueExpr)
+					if !ok {
+						continue
+					}
+					if key, _ := kv.Key.(*ast.Ident); key == nil || key.Name != "Reason" {
+						continue
+					}
+					if _, ok := literal(kv.Value); ok {
+						add("detail.input", kv.Value, fn, x.Pos(), nil)
+					} else if call, ok := kv.Value.(*ast.CallExpr); ok && isSprintf(call) {
+						t.Errorf("%s: an InvalidInput's Reason printed by hand: make it with campaign.Invalid, which keeps its format and values", shortPos(fset, x.Pos()))
+					}
+				}
+			case *ast.ValueSpec:
+				for i, id := range x.Names {
+					if dir == "campaign" && id.Name == "InvalidFormat" && i < len(x.Values) {
+						add("detail.bad_request", x.Values[i], fn, x.Pos(), nil)
+					}
+				}
+			case *ast.FuncDecl:
+				// An unknown campaign says the words of its Why.
+				if dir == "campaign" && x.Name.Name == "Why" && x.Recv != nil && len(x.Recv.List) == 1 && isTypeNamed(x.Recv.List[0].Type, "UnknownCampaign") {
+					ast.Inspect(x.Body, func(m ast.Node) bool {
+						if kv, ok := m.(*ast.KeyValueExpr); ok {
+							if key, _ := kv.Key.(*ast.Ident); key != nil && key.Name == "Format" {
+								add("detail.not_found", kv.Value, x, kv.Pos(), nil)
+							}
+						}
+						return true
+					})
+				}
+			}
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Family < out[j].Family })
+	return out
+}
+
+// isTypeNamed: name, pkg.name, or a pointer to either.
+func isTypeNamed(e ast.Expr, name string) bool {
+	switch x := e.(type) {
+	case *ast.Ident:
+		return x.Name == name
+	case *ast.SelectorExpr:
+		return x.Sel.Name == name
+	case *ast.StarExpr:
+		return isTypeNamed(x.X, name)
+	}
+	return false
+}
