@@ -210,7 +210,10 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 		out.Message = text("not_found") + " (" + uc.Error() + ")"
 	case errors.As(err, &ic):
 		out.Kind, out.Code = KindIdempotencyConflict, "idempotency_conflict"
-		out.Message = text("idempotency_conflict") + " (" + ic.Error() + ")"
+		// The headline says what to do; the detail only which command
+		// has the id.
+		out.Message = text("idempotency_conflict") + fmt.Sprintf(" (command id %q: %s, event %d, entered by %s)",
+			ic.ID, ic.EarlierType, ic.EarlierVersion, ic.EarlierActor)
 	case errors.Is(err, projections.ErrNotFound):
 		out.Kind, out.Code = KindNotFound, "not_found"
 		out.Message = text("not_found")

@@ -256,9 +256,14 @@ func (s *Session) execute(ctx context.Context, cmd Command, vars *i18n.Vars) (Re
 			return Result{}, &campaign.InvalidInput{Field: "nonce", Reason: "16 to 64 hex digits of fresh randomness from the device"}
 		}
 	}
-	// A token belongs to a campaign that exists: campaign.create with one
-	// is not found (a new campaign) or refused (the service: the
-	// operator's alone).
+	// campaign.create is the operator's alone: a person's token is
+	// forbidden before the new campaign (where no token is known) is
+	// looked for.
+	if cmd.Name == campaign.CmdCreate && cmd.Battle == "" {
+		if err := s.operatorOnly(ctx, "creating a campaign"); err != nil {
+			return Result{}, err
+		}
+	}
 	p, err := s.principal(ctx, key.Campaign)
 	if err != nil {
 		return Result{}, err

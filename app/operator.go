@@ -82,13 +82,23 @@ func (s *Session) VerifyProjection(ctx context.Context) (Verified, error) {
 	return v, s.fail(err, noVars)
 }
 
-// Backup writes the log and the vault to w (the operator's).
-func (s *Session) Backup(ctx context.Context, w io.Writer) (BackedUp, error) {
+// MayBackup says whether the caller may have a backup written (the
+// operator's, on a ledger that can write one), before anything is sent:
+// the refusal names the backup.
+func (s *Session) MayBackup(ctx context.Context) error {
 	if err := s.operatorOnly(ctx, "a backup"); err != nil {
-		return BackedUp{}, err
+		return err
 	}
 	if s.l.opts.Admin == nil {
-		return BackedUp{}, s.fail(notFound("this ledger cannot write a backup"), noVars)
+		return s.fail(notFound("this ledger cannot write a backup"), noVars)
+	}
+	return nil
+}
+
+// Backup writes the log and the vault to w (the operator's).
+func (s *Session) Backup(ctx context.Context, w io.Writer) (BackedUp, error) {
+	if err := s.MayBackup(ctx); err != nil {
+		return BackedUp{}, err
 	}
 	b, err := s.l.opts.Admin.Backup(ctx, w)
 	return b, s.fail(err, noVars)

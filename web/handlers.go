@@ -249,7 +249,7 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 // not get it knows the file is incomplete).
 func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) {
 	sess := s.session(r)
-	if _, err := sess.Status(r.Context()); err != nil {
+	if err := sess.MayBackup(r.Context()); err != nil {
 		s.writeError(w, r, err) // not the operator, or no admin here
 		return
 	}
