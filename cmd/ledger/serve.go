@@ -179,14 +179,14 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 	m.Gauge("ledger_live_streams", "Live streams (server-sent events) open.", func() float64 { return float64(srv.Streams()) })
 	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("http: listen: %w", err)
+		return nil, listenProblem(cfg.HTTP.Addr, err)
 	}
 	listeners = append(listeners, ln)
 	scheme := "http"
 	if cfg.HTTP.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(cfg.HTTP.TLSCert, cfg.HTTP.TLSKey)
 		if err != nil {
-			return nil, fmt.Errorf("http: tls: %w", err)
+			return nil, tlsProblem(cfg.HTTP.TLSCert, cfg.HTTP.TLSKey, err)
 		}
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 		scheme = "https"
