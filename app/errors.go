@@ -77,7 +77,8 @@ type Error struct {
 	RetryAfter int `json:"retry_after,omitempty"`
 
 	err    error
-	detail string // English detail added to the catalogue's text
+	detail string      // English detail added to the catalogue's text
+	why    rules.Words // the detail's format and values (i18n: detail.<code>)
 }
 
 func (e *Error) Error() string {
@@ -169,7 +170,7 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 		if ae.Message == "" {
 			ae.Message = text(ae.Code)
 			if ae.detail != "" {
-				ae.Message += " (" + ae.detail + ")"
+				ae.Message += " (" + cat.Detail(lang, "detail."+ae.Code, ae.why, ae.detail) + ")"
 			}
 			ae.Lang = lang
 		}
@@ -198,16 +199,23 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 		out.Message = text(out.Code) + " (" + imf.Reason + ")"
 	case errors.As(err, &ii):
 		out.Kind, out.Code = KindInvalid, "bad_request"
-		out.Message = text("bad_request") + " (" + ii.Error() + ")"
+		// Its field, and its reason said from its format and values (a
+		// reason with none is said as its own words).
+		var reason any = ii.Reason
+		if ii.Why.Format != "" {
+			reason = ii.Why
+		}
+		said := rules.Words{Format: campaign.InvalidFormat, Args: []any{ii.Field, reason}}
+		out.Message = text("bad_request") + " (" + cat.Detail(lang, "detail.bad_request", said, ii.Error()) + ")"
 	case errors.As(err, &fb):
 		out.Kind, out.Code = KindForbidden, "forbidden"
-		out.Message = text("forbidden") + " (" + fb.Reason + ")"
+		out.Message = text("forbidden") + " (" + cat.Detail(lang, "detail.forbidden", fb.Why, fb.Reason) + ")"
 	case errors.As(err, &ua):
 		out.Kind, out.Code = KindUnauthenticated, "unauthorized"
 		out.Message = text("unauthorized")
 	case errors.As(err, &uc):
 		out.Kind, out.Code = KindNotFound, "not_found"
-		out.Message = text("not_found") + " (" + uc.Error() + ")"
+		out.Message = text("not_found") + " (" + cat.Detail(lang, "detail.not_found", uc.Why(), uc.Error()) + ")"
 	case errors.As(err, &ic):
 		out.Kind, out.Code = KindIdempotencyConflict, "idempotency_conflict"
 		// The headline says what to do; the detail only which command
@@ -246,25 +254,31 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 
 // notFound says something does not exist (or is not the caller's to know).
 func notFound(format string, a ...any) *Error {
-	return &Error{Kind: KindNotFound, Code: "not_found", detail: fmt.Sprintf(format, a...)}
+	return Errorf(KindNotFound, "not_found", format, a...)
 }
 
 // invalid says a request cannot be read.
 func invalid(format string, a ...any) *Error {
-	return &Error{Kind: KindInvalid, Code: "bad_request", detail: fmt.Sprintf(format, a...)}
+	return Errorf(KindInvalid, "bad_request", format, a...)
 }
 
 // forbidden says the caller may not do this.
 func forbidden(format string, a ...any) *Error {
-	return &Error{Kind: KindForbidden, Code: "forbidden", detail: fmt.Sprintf(format, a...)}
+	return Errorf(KindForbidden, "forbidden", format, a...)
 }
 
-// Errorf makes an Error of a kind and code with an English detail, for the
-// edges' own errors (a malformed HTTP body, too many streams): the message
-// is the catalogue's text for the code in the caller's language, with the
-// detail after it.
+// Errorf makes an Error of a kind and code with a detail, for the door's
+// and the edges' own errors (a malformed HTTP body, too many streams): the
+// message is the catalogue's text for the code in the caller's language,
+// with the detail after it, said from its format and values
+// (i18n: detail.<code>; English, or no entry, prints it as given).
 func Errorf(kind Kind, code, format string, a ...any) *Error {
-	return &Error{Kind: kind, Code: code, detail: fmt.Sprintf(format, a...)}
+	w := rules.Words{Format: format, Args: a}
+	e := &Error{Kind: kind, Code: code, why: w}
+	if format != "" {
+		e.detail = w.String()
+	}
+	return e
 }
 
 func firstNonEmpty(v ...string) string {

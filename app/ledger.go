@@ -248,12 +248,12 @@ func (s *Session) execute(ctx context.Context, cmd Command, vars *i18n.Vars) (Re
 	if !knownCommand(cmd.Name, cmd.Battle != "") {
 		return Result{}, Errorf(KindInvalid, "unknown_command", "%.64q is not a command %s takes", cmd.Name, map[bool]string{true: "a battle", false: "a campaign"}[cmd.Battle != ""])
 	}
-	if err := key.Validate(); err != nil {
-		return Result{}, &campaign.InvalidInput{Field: "campaign/battle", Reason: err.Error()}
+	if err := campaign.InvalidKey(key); err != nil {
+		return Result{}, err
 	}
 	if cmd.Nonce != "" {
 		if _, err := hex.DecodeString(cmd.Nonce); err != nil || len(cmd.Nonce) < 16 || len(cmd.Nonce) > maxNonce {
-			return Result{}, &campaign.InvalidInput{Field: "nonce", Reason: "16 to 64 hex digits of fresh randomness from the device"}
+			return Result{}, campaign.Invalid("nonce", "16 to 64 hex digits of fresh randomness from the device")
 		}
 	}
 	// campaign.create is the operator's alone: a person's token is

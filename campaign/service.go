@@ -338,7 +338,7 @@ func (s *Service) Execute(ctx context.Context, req Request) (Outcome, error) {
 func (s *Service) executeCampaign(ctx context.Context, key events.Key, c call) (Outcome, error) {
 	var cr Create
 	if err := strictJSON(c.Body, &cr); err != nil {
-		return Outcome{}, rules.Refuse("command", "command.bad_body", "%s: %v", c.Name, err)
+		return Outcome{}, badBody(c.Name, err)
 	}
 	if cr.Campaign == "" {
 		cr.Campaign = key.Campaign
@@ -365,7 +365,7 @@ func (s *Service) executePeople(ctx context.Context, key events.Key, c call) (Ou
 	case CmdPlayerAdd:
 		var a AddPlayer
 		if err := strictJSON(c.Body, &a); err != nil {
-			return Outcome{}, rules.Refuse("command", "command.bad_body", "%s: %v", c.Name, err)
+			return Outcome{}, badBody(c.Name, err)
 		}
 		decide = func(st *stream) ([]pending, error) {
 			ev, err := decideAddPlayer(st.campaign, a, hash)
@@ -377,7 +377,7 @@ func (s *Service) executePeople(ctx context.Context, key events.Key, c call) (Ou
 	case CmdTokenReissue:
 		var r ReissueToken
 		if err := strictJSON(c.Body, &r); err != nil {
-			return Outcome{}, rules.Refuse("command", "command.bad_body", "%s: %v", c.Name, err)
+			return Outcome{}, badBody(c.Name, err)
 		}
 		decide = func(st *stream) ([]pending, error) {
 			ev, err := decideReissue(st.campaign, r, hash)
@@ -408,7 +408,7 @@ func (s *Service) executeBattle(ctx context.Context, key events.Key, c call) (Ou
 		if errors.As(err, &r) {
 			return Outcome{}, r
 		}
-		return Outcome{}, rules.Refuse("command", "command.bad_body", "%s: %v", c.Name, err)
+		return Outcome{}, badBody(c.Name, err)
 	}
 	// A battle belongs to a campaign that must exist; battle.create also
 	// records the battle on the campaign's stream, first, so that the
@@ -682,6 +682,18 @@ func backoff(ctx context.Context, attempt int) error {
 }
 
 func cloneEnvs(in []events.Envelope) []events.Envelope { return append([]events.Envelope(nil), in...) }
+
+// badBody refuses a command whose body cannot be read, in the ledger's
+// words (rules.BodyWords): the field and the kind of value it wants, never
+// the JSON decoder's Go words.
+func badBody(name string, err error) error {
+	var be *rules.BodyError
+	w := rules.BodyWords(err)
+	if errors.As(err, &be) {
+		w = be.Words
+	}
+	return rules.Refuse("command", "command.bad_body", "%s: %s", name, w)
+}
 
 func strictJSON(body []byte, v any) error {
 	if len(body) == 0 {

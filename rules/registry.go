@@ -241,10 +241,10 @@ func DecodeCommand(name string, body []byte) (Command, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(c); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", name, err)
+		return nil, &BodyError{Command: name, Words: BodyWords(err)}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("decode %s: trailing data after the command", name)
+		return nil, &BodyError{Command: name, Words: words("trailing data after the command")}
 	}
 	return c, nil
 }
