@@ -13,6 +13,7 @@ import (
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/docs"
 	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/rules"
 )
 
 // The handlers are thin: decode the request, call the caller's Session
@@ -341,23 +342,25 @@ func readCommand(w http.ResponseWriter, r *http.Request) (CommandRequest, error)
 	return req, nil
 }
 
-// jsonProblem says what is wrong with a JSON body without echoing it.
-func jsonProblem(err error) string {
+// jsonProblem says what is wrong with a JSON body without echoing it, in
+// words of the ledger's own with their format (rules.BodyWords, i18n's
+// phrase.body): where it stops being JSON, which field wants what kind of
+// value ("dice[0]: a whole number, not text"), an unknown field's name cut
+// short.
+func jsonProblem(err error) rules.Words {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
-	case errors.As(err, &se):
-		return "not JSON at byte " + strconv.FormatInt(se.Offset, 10)
-	case errors.As(err, &te):
-		return "field " + strconv.Quote(te.Field) + " must be " + te.Type.String()
+	case errors.As(err, &se), errors.As(err, &te):
+		return rules.BodyWords(err)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
 		if len(name) > 40 {
 			name = name[:40] + "…"
 		}
-		return "unknown field " + strconv.QuoteToASCII(name)
+		return rules.Words{Format: "unknown field %s", Args: []any{strconv.QuoteToASCII(name)}}
 	}
-	return "not the expected JSON"
+	return rules.Words{Format: "not the expected JSON"}
 }
 
 func uintParam(r *http.Request, name string, def uint64) (uint64, error) {
