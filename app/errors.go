@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -279,6 +281,27 @@ func Errorf(kind Kind, code, format string, a ...any) *Error {
 		e.detail = w.String()
 	}
 	return e
+}
+
+// JSONProblem says what is wrong with a JSON body (an HTTP command's
+// envelope) without echoing it, in words of the ledger's own with their
+// format (rules.BodyWords, i18n's phrase.body): where it stops being JSON,
+// which field wants what kind of value ("id: text, not a number"), an
+// unknown field's name cut short.
+func JSONProblem(err error) rules.Words {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se), errors.As(err, &te):
+		return rules.BodyWords(err)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
+		if len(name) > 40 {
+			name = name[:40] + "…"
+		}
+		return rules.Words{Format: "unknown field %s", Args: []any{strconv.QuoteToASCII(name)}}
+	}
+	return rules.Words{Format: "not the expected JSON"}
 }
 
 func firstNonEmpty(v ...string) string {

@@ -13,7 +13,6 @@ import (
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/docs"
 	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/rules"
 )
 
 // The handlers are thin: decode the request, call the caller's Session
@@ -327,7 +326,7 @@ func readCommand(w http.ResponseWriter, r *http.Request) (CommandRequest, error)
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&req); err != nil {
-			return req, app.Errorf(app.KindInvalid, "bad_request", `the body is {"id": ..., "dice": [...], "command": {...}}: %s`, jsonProblem(err))
+			return req, app.Errorf(app.KindInvalid, "bad_request", `the body is {"id": ..., "dice": [...], "command": {...}}: %s`, app.JSONProblem(err))
 		}
 		if dec.More() {
 			return req, app.Errorf(app.KindInvalid, "bad_request", "trailing data after the body")
@@ -340,27 +339,6 @@ func readCommand(w http.ResponseWriter, r *http.Request) (CommandRequest, error)
 		req.ID = h
 	}
 	return req, nil
-}
-
-// jsonProblem says what is wrong with a JSON body without echoing it, in
-// words of the ledger's own with their format (rules.BodyWords, i18n's
-// phrase.body): where it stops being JSON, which field wants what kind of
-// value ("dice[0]: a whole number, not text"), an unknown field's name cut
-// short.
-func jsonProblem(err error) rules.Words {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se), errors.As(err, &te):
-		return rules.BodyWords(err)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
-		if len(name) > 40 {
-			name = name[:40] + "…"
-		}
-		return rules.Words{Format: "unknown field %s", Args: []any{strconv.QuoteToASCII(name)}}
-	}
-	return rules.Words{Format: "not the expected JSON"}
 }
 
 func uintParam(r *http.Request, name string, def uint64) (uint64, error) {
