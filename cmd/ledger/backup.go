@@ -79,8 +79,9 @@ The projection needs no backup: it is rebuilt from the log.`,
 			if c.output == "json" {
 				return writeJSON(c.stdout, res)
 			}
-			fmt.Fprintf(c.stdout, "backup %s: %d events of %d streams up to log sequence %d, %d sealed values, %d bytes in %.1fs\n",
-				file, res.Events, res.Streams, res.LastSequence, res.Sealed, res.Bytes, res.Seconds)
+			w := c.words()
+			fmt.Fprintln(c.stdout, w.t("backup.written", "file", file, "events", res.Events, "streams", res.Streams, "last", res.LastSequence,
+				"sealed", res.Sealed, "bytes", res.Bytes, "seconds", w.fixed(res.Seconds, 1)))
 			return nil
 		},
 	}
@@ -121,8 +122,8 @@ file. Exit code 4 if the file or an audit fails.`,
 				if c.output == "json" {
 					return writeJSON(c.stdout, sum)
 				}
-				fmt.Fprintf(c.stdout, "backup %s is intact: %d events of %d streams up to log sequence %d, %d sealed values, taken %s\n",
-					file, sum.Events, sum.Streams, sum.Header.LastSequence, sum.Sealed, sum.Header.CreatedAt.Format(time.RFC3339))
+				fmt.Fprintln(c.stdout, c.words().t("backup.intact", "file", file, "events", sum.Events, "streams", sum.Streams, "last", sum.Header.LastSequence,
+					"sealed", sum.Sealed, "taken", sum.Header.CreatedAt.Format(time.RFC3339)))
 				return nil
 			}
 			app, release, err := c.open()
@@ -168,12 +169,13 @@ file. Exit code 4 if the file or an audit fails.`,
 					return err
 				}
 			} else {
-				kept := "with their original log sequences"
+				w := c.words()
+				kept := w.t("backup.sequences_kept")
 				if !sum.SequencesKept {
-					kept = "at new log sequences (the projection's sequence columns will differ from the original's)"
+					kept = w.t("backup.sequences_new")
 				}
-				fmt.Fprintf(c.stdout, "restored %s: %d events of %d streams %s, %d sealed values; %d battles audited, %d failed; projection up to date\n",
-					file, sum.Events, sum.Streams, kept, sum.Sealed, audited, len(failed))
+				fmt.Fprintln(c.stdout, w.t("backup.restored", "file", file, "events", sum.Events, "streams", sum.Streams, "kept", kept,
+					"sealed", sum.Sealed, "audited", audited, "failed", len(failed)))
 			}
 			if len(failed) > 0 {
 				return &checkError{msg: "audit after restore: " + strings.Join(failed, "; ") +
