@@ -155,6 +155,17 @@ brigades:
 	if err := json.Unmarshal([]byte(c.ok("state", "pen/talavera", "-o", "json")), &st); err != nil {
 		t.Fatal(err)
 	}
+	// The header names the side playing as people do (Britain), not by
+	// its id (british), in both languages.
+	if head, _, _ := strings.Cut(c.ok("state", "pen/talavera"), "\n"); !strings.Contains(head, "command phase of Britain") {
+		t.Errorf("state's header: %q, want the phasing side's name", head)
+	}
+	lang := c.cfg.Lang
+	c.cfg.Lang = "ru"
+	if head, _, _ := strings.Cut(c.ok("state", "pen/talavera"), "\n"); !strings.Contains(head, "стороны Britain") || strings.Contains(head, "british") {
+		t.Errorf("state's header in Russian: %q, want the phasing side's name", head)
+	}
+	c.cfg.Lang = lang
 	for _, u := range st.Units {
 		if u.Unit == "29-foot" && (math.Abs(u.X-wantX) > 1e-6 || math.Abs(u.Y-wantY) > 1e-6) {
 			t.Fatalf("29-foot at %v,%v, want %v,%v", u.X, u.Y, wantX, wantY)

@@ -54,7 +54,7 @@ func (c *cli) printBoard(b app.Board, event string) error {
 	}
 	fmt.Fprintln(c.stdout, w.t("board.title", "campaign", b.Campaign, "battle", b.Battle, "name", b.Name, "qname", strconv.Quote(b.Name),
 		"version", b.Version, "last", b.Last, "status", status, "turn", b.Turn,
-		"phase", orDash(b.Phase), "side", orDash(b.PhasingSide), "has_phase", b.Phase != "",
+		"phase", orDash(b.Phase), "side", orDash(sideName(b, b.PhasingSide)), "has_phase", b.Phase != "",
 		"width", b.TableWidth, "depth", b.TableDepth, "measurement", firstOf(b.Measurement, "in")))
 	if event != "" {
 		fmt.Fprintln(c.stdout, event)
@@ -279,4 +279,15 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// sideName is a side's name in the battle (France), its id when it has
+// none: what a person reads, as the events and the page say it.
+func sideName(b app.Board, side string) string {
+	for _, s := range b.Sides {
+		if s.Side == side && s.Name != "" {
+			return s.Name
+		}
+	}
+	return side
 }

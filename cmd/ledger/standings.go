@@ -68,7 +68,7 @@ func (c *cli) printStandings(st campaign.Standings) error {
 		tw = tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 		head := []string{wd.t("standings.battles_head")}
 		for _, s := range st.Sides {
-			head = append(head, strings.ToUpper(s.Side))
+			head = append(head, strings.ToUpper(firstOf(s.Name, s.Side)))
 		}
 		fmt.Fprintln(tw, strings.Join(head, "\t"))
 		for _, b := range counted {
@@ -85,8 +85,12 @@ func (c *cli) printStandings(st campaign.Standings) error {
 	if n := len(counted); n > 0 {
 		after = wd.t("standings.after", "battle", counted[n-1].Battle)
 	}
+	names := map[string]string{}
+	for _, s := range st.Sides {
+		names[s.Side] = firstOf(s.Name, s.Side)
+	}
 	for _, r := range st.Rosters {
-		fmt.Fprintf(out, "\n%s\n", wd.t("standings.roster", "side", r.Side, "after", after, "n", len(r.Units)))
+		fmt.Fprintf(out, "\n%s\n", wd.t("standings.roster", "side", firstOf(names[r.Side], r.Side), "after", after, "n", len(r.Units)))
 		if len(r.Units) > 0 {
 			tw = tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 			fmt.Fprintln(tw, wd.t("standings.roster_head"))
