@@ -76,7 +76,7 @@ func parsePoint(s string) (map[string]float64, error) {
 	}
 	x, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
 	y, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
-	if err1 != nil || err2 != nil {
+	if err1 != nil || err2 != nil || math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
 		return nil, fmt.Errorf("%q: want X,Y in the battle's unit", s)
 	}
 	return map[string]float64{"x": x, "y": y}, nil

@@ -139,7 +139,7 @@ brigades:
 	dx, dy := 60.0-65, 95.0-30
 	d := math.Hypot(dx, dy)
 	wantX, wantY := 65+5*dx/d, 30+5*dy/d
-	for _, args := range [][]string{{"--to", "1,1", "--by", "3"}, {"--by", "3"}, {"--heading", "3", "--toward", "9-leger"}, {"--toward", "nobody"}} {
+	for _, args := range [][]string{{"--to", "1,1", "--by", "3"}, {"--by", "3"}, {"--heading", "3", "--toward", "9-leger"}, {"--toward", "nobody"}, {"--to", "NaN,NaN"}, {"--to", "1,Inf"}} {
 		if code, _, _ := c.run(append([]string{"move", "pen/talavera", "29-foot"}, args...)...); code != exitUsage {
 			t.Errorf("move %v: exit %d, want %d", args, code, exitUsage)
 		}

@@ -56,6 +56,9 @@ type cli struct {
 	// campaign's), which a retry gives again; a query or an admin
 	// command has none and is simply run again.
 	hasID bool
+	// root is the command tree, for the language of an error said before
+	// the configuration is loaded (usageWords).
+	root *cobra.Command
 }
 
 // lang is the language of messages: --lang, LEDGER_LANG, the file, "en".
@@ -90,7 +93,14 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, cfg *config.Config, entropy io.Reader) int {
 	c := &cli{ctx: ctx, v: viper.New(), stdin: stdin, stdout: stdout, stderr: stderr, cfgSet: cfg, entropy: entropy}
 	root := c.rootCommand()
-	c.localHelp(root) // --help in the configured language (help_i18n.go)
+	c.root = root
+	c.localHelp(root)  // --help in the configured language (help_i18n.go)
+	c.localUsage(root) // and cobra's usage errors (usage_i18n.go)
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd(args...)
+	if err := c.findCommand(root, args); err != nil {
+		return c.exit(err)
+	}
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -111,6 +121,11 @@ func (c *cli) exit(err error) int {
 	var busy *BusyError
 	var ae *app.Error
 	w := c.words()
+	if c.name == "" && c.root != nil {
+		// Before the configuration was loaded (a mistake in the command
+		// line itself): the language as the help finds it.
+		w = c.usageWords(c.root)
+	}
 	switch {
 	case errors.As(err, &busy):
 		busy.SameID = c.hasID
@@ -131,9 +146,6 @@ func (c *cli) exit(err error) int {
 		if ae.Kind == app.KindInternal {
 			// Not the door's own words: say what happened as it is.
 			fmt.Fprintln(c.stderr, w.t("exit.error", "message", err.Error()))
-			if isUsage(err) {
-				return exitUsage
-			}
 			return exitError
 		}
 	}
@@ -161,13 +173,6 @@ func (c *cli) exit(err error) int {
 	}
 	fmt.Fprintln(c.stderr, w.t("exit.error", "message", ae.Message))
 	return exitError
-}
-
-// isUsage recognises cobra's own usage errors.
-func isUsage(err error) bool {
-	m := err.Error()
-	return strings.Contains(m, "unknown command") || strings.Contains(m, "unknown flag") || strings.Contains(m, "unknown shorthand flag") ||
-		strings.Contains(m, "accepts ") || strings.Contains(m, "required flag") || strings.Contains(m, "invalid argument")
 }
 
 // checkError is a failed check (a scenario expectation, an audit).
@@ -199,7 +204,10 @@ LEDGER_* environment variables (LEDGER_DATA_DIR, LEDGER_NATS_URL, ...), flags.`,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			c.name = cmd.CommandPath()
 			c.hasID = cmd.Flags().Lookup("id") != nil
-			return c.loadConfig(cmd)
+			if err := c.loadConfig(cmd); err != nil {
+				return err
+			}
+			return c.requiredFlags(cmd)
 		},
 	}
 	pf := root.PersistentFlags()
