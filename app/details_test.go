@@ -95,6 +95,10 @@ func TestDetailsSaidInRussian(t *testing.T) {
 			_, err := s.Review(ctx, p.key, 100000)
 			return err
 		}, app.KindNotFound, "the battle has events 1 to", nil},
+		{"invalid: a charge's picture of an event that is no charge", "operator", func(s *app.Session) error {
+			_, err := s.Picture(ctx, p.key, app.PictureQuery{Charge: 1})
+			return err
+		}, app.KindInvalid, "(charge=1: event 1 is ", []string{"charge=1", "battle.created", "charge.declared"}},
 		{"not found: no such campaign", "operator", func(s *app.Session) error {
 			// As the service answers an operator's command for it.
 			return app.Classify(&campaign.UnknownCampaign{Campaign: "nosuch"}, cat, s.Lang(), i18n.Vars{})

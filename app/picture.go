@@ -17,6 +17,20 @@ import (
 // that is not a charge.declared.
 var ErrNotCharge = errors.New("not " + rules.EvChargeDeclared)
 
+// NotCharge is an event a charge's overlay was asked of that is not a
+// charge: its version and type (errors.Is ErrNotCharge).
+type NotCharge struct {
+	Version uint64
+	Type    string
+}
+
+func (e *NotCharge) Error() string {
+	return fmt.Sprintf("event %d is %s: %v", e.Version, e.Type, ErrNotCharge)
+}
+
+// Is makes a NotCharge an ErrNotCharge.
+func (e *NotCharge) Is(target error) bool { return target == ErrNotCharge }
+
 // ChargeOverlay reads the charge.declared of version v of tl and the
 // charge.pushed_back events its command caused, and returns the overlay
 // the picture draws (the target's base from the state just before the
@@ -30,7 +44,7 @@ func ChargeOverlay(tl *projections.Timeline, v uint64, view func(*rules.State) (
 	}
 	ch, ok := ev.(*rules.ChargeDeclared)
 	if !ok {
-		return nil, 0, fmt.Errorf("event %d is %s: %w", v, env.Type, ErrNotCharge)
+		return nil, 0, &NotCharge{Version: v, Type: env.Type}
 	}
 	before, err := tl.At(v - 1)
 	if err != nil {
@@ -99,8 +113,9 @@ func (s *Session) picture(ctx context.Context, key events.Key, q PictureQuery) (
 			return nil, notFound("no event %d you may read", q.Charge)
 		}
 		overlay, def, err = ChargeOverlay(tl.tl, q.Charge, viewOf)
-		if errors.Is(err, ErrNotCharge) {
-			return nil, invalid("charge=%d: %v", q.Charge, err)
+		var nc *NotCharge
+		if errors.As(err, &nc) {
+			return nil, invalid("charge=%d: event %d is %s: not %s", q.Charge, nc.Version, nc.Type, rules.EvChargeDeclared)
 		}
 		if err != nil {
 			return nil, err
