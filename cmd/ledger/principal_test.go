@@ -122,7 +122,7 @@ func TestIdempotencyKeyBoundToItsCommand(t *testing.T) {
 	// The CLI: its own exit code.
 	c := &testCLI{t: t, cfg: ts.cfg}
 	c.cfg.Token = ts.tokens["marie"]
-	if code, _, errs := c.run("move", "demo/b1", "33-ligne", "--to", "24,21", "--id", "m-o2"); code != exitIDConflict || !strings.Contains(errs, `command id "m-o2" was already used`) {
+	if code, _, errs := c.run("move", "demo/b1", "33-ligne", "--to", "24,21", "--id", "m-o2"); code != exitIDConflict || !strings.Contains(errs, `already used`) || !strings.Contains(errs, `command id "m-o2": unit.moved`) {
 		t.Fatalf("the CLI with a used id: exit %d %s", code, errs)
 	}
 }
