@@ -45,6 +45,8 @@ import (
 //	                    short=N     the first N characters and "…"
 //	                    side        a side's id: the side's name in the
 //	                                battle (Battle.Sides), else the id
+//	                    purpose     a roll's purpose in words
+//	                                (rules.PurposeWords, phrase.purpose)
 //	{?path}A{:}B{/}   A when the field is there and not false, 0, "" or empty,
 //	                  else B ({:}B is optional); {!path}A{/} the opposite;
 //	                  {?path=v}A{/} when the field's value is v ({!path=v}: is
@@ -374,6 +376,18 @@ func (r *renderer) format(f string, v any) (any, bool) {
 			parts = append(parts, s)
 		}
 		return strings.Join(parts, sep), true
+	case "purpose":
+		// A roll's purpose ("order:friant:33-ligne"): what it was for, in
+		// words (rules.PurposeWords, phrase.purpose), else as it is.
+		p, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		w := rules.PurposeWords(p)
+		if out, ok := r.said("phrase.purpose", w.Format, w.Args, nil); ok {
+			return out, true
+		}
+		return p, true
 	case "side":
 		// A side's id: its name in this battle (the id when unknown).
 		s, ok := scalar(v)

@@ -189,3 +189,26 @@ func TestWebPlural(t *testing.T) {
 		}
 	}
 }
+
+// TestWebDicePurposeInWords: a roll's purpose is said in words in Russian
+// (rules.PurposeWords, phrase.purpose), not as its key ("для
+// order:friant:33-ligne"); a purpose of no known shape is kept as it is.
+func TestWebDicePurposeInWords(t *testing.T) {
+	c := MustLoad()
+	roll := func(purpose string) json.RawMessage {
+		return json.RawMessage(`{"counter":1,"count":2,"sides":6,"values":[3,3],"source":"physical","entered_by":"marie","purpose":"` + purpose + `"}`)
+	}
+	for purpose, want := range map[string]string{
+		"order:friant:33-ligne+48-ligne": "для приказа friant (33-ligne, 48-ligne)",
+		"blunder:friant:33-ligne":        "для проверки грубой ошибки friant (33-ligne)",
+		"retreat:hr-3":                   "для дистанции отступления hr-3",
+		"flank:french:north":             "для флангового марша french с северного края",
+		"formation_test:33-ligne":        "для проверки построения 33-ligne",
+		"order_initiative:bde-friant":    "для инициативы приказа бригады bde-friant",
+		"something:else":                 "для something:else",
+	} {
+		if got := c.Event("ru", "dice.rolled", roll(purpose), "in", "EN"); !strings.HasSuffix(got, want) {
+			t.Errorf("%s: %q, want it to end %q", purpose, got, want)
+		}
+	}
+}

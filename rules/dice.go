@@ -469,6 +469,49 @@ const (
 // lowerHex reports whether s is lowercase hexadecimal digits only.
 func lowerHex(s string) bool { return strings.Trim(s, "0123456789abcdef") == "" }
 
+// PurposeWords says in words what a roll was for, from its purpose
+// (DiceRolled.Purpose, the key the roll is made for: "order:friant:33-ligne"
+// is friant's order to 33-ligne), for the log and its translations
+// (phrase.purpose in i18n). A purpose of no known shape is said as it is.
+func PurposeWords(purpose string) Words {
+	kind, rest, _ := strings.Cut(purpose, ":")
+	switch kind {
+	case "order", "blunder":
+		if general, units, ok := strings.Cut(rest, ":"); ok && general != "" && units != "" {
+			us := strings.ReplaceAll(units, "+", ", ")
+			if kind == "order" {
+				return words("%s's order to %s", general, us)
+			}
+			return words("%s's blunder roll for %s", general, us)
+		}
+	case ResultRetreat:
+		if rest != "" {
+			return words("the retreat distance of %s", rest)
+		}
+	case ResultRout:
+		if rest != "" {
+			return words("the rout distance of %s", rest)
+		}
+	case "flank":
+		if side, edge, ok := strings.Cut(rest, ":"); ok && side != "" && edge != "" {
+			return words("%s's flank march by the %s edge", side, edge)
+		}
+	case "formation_test":
+		if rest != "" {
+			return words("%s's formation test", rest)
+		}
+	case "march_initiative":
+		if rest != "" {
+			return words("brigade %s's march initiative", rest)
+		}
+	case "order_initiative":
+		if rest != "" {
+			return words("brigade %s's order initiative", rest)
+		}
+	}
+	return words("%s", purpose)
+}
+
 // describeDice says a dice event in words.
 func describeDice(e Event) string {
 	switch ev := e.(type) {
@@ -484,7 +527,7 @@ func describeDice(e Event) string {
 		if ev.Nonce != "" {
 			src += ", player's nonce " + ev.Nonce[:min(len(ev.Nonce), 8)] + "…"
 		}
-		return fmt.Sprintf("roll #%d %dD%d = %s (%s) for %s", ev.Counter, ev.Count, ev.Sides, strings.Join(vals, "+"), src, ev.Purpose)
+		return fmt.Sprintf("roll #%d %dD%d = %s (%s) for %s", ev.Counter, ev.Count, ev.Sides, strings.Join(vals, "+"), src, PurposeWords(ev.Purpose))
 	case *DiceCommitted:
 		return fmt.Sprintf("dice period %s committed: %s %.16s…", ev.Period, ev.Scheme, ev.Commitment)
 	case *DiceSeedAdded:

@@ -195,3 +195,26 @@ func TestRollRecordsCommandAndNonce(t *testing.T) {
 		t.Fatalf("dice.rolled by v3 = %+v", d)
 	}
 }
+
+// TestPurposeWords: each kind of roll's purpose, as the rules make it, is
+// said in words; a purpose of no known shape is said as it is.
+func TestPurposeWords(t *testing.T) {
+	for purpose, want := range map[string]string{
+		orderPurpose("order", "friant", []string{"33-ligne"}):             "friant's order to 33-ligne",
+		orderPurpose("order", "friant", []string{"33-ligne", "48-ligne"}): "friant's order to 33-ligne, 48-ligne",
+		orderPurpose("blunder", "friant", []string{"33-ligne"}):           "friant's blunder roll for 33-ligne",
+		ResultRetreat + ":hr-3":                                           "the retreat distance of hr-3",
+		ResultRout + ":hr-3":                                              "the rout distance of hr-3",
+		"flank:french:north":                                              "french's flank march by the north edge",
+		"formation_test:33-ligne":                                         "33-ligne's formation test",
+		"march_initiative:bde-friant":                                     "brigade bde-friant's march initiative",
+		"order_initiative:bde-friant":                                     "brigade bde-friant's order initiative",
+		"order:friant":                                                    "order:friant",
+		"something:else":                                                  "something:else",
+		"":                                                                "",
+	} {
+		if got := PurposeWords(purpose).String(); got != want {
+			t.Errorf("PurposeWords(%q) = %q, want %q", purpose, got, want)
+		}
+	}
+}
