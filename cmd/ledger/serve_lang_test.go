@@ -34,7 +34,7 @@ func TestServeEventsInRussian(t *testing.T) {
 	for typ, want := range map[string]string{
 		"battle.created": "сражение «Eggmuhl» создано: стол 72×48 дюймов, 2 стороны, первой ходит France, не более 6 ходов",
 		"army.deployed":  "развёртывание France: главнокомандующий davout (рейтинг 9), 2 бригады: bde-friant (3 отряда), bde-montbrun (2 отряда)",
-		"dice.rolled":    "бросок №1: 2D6 = 3+3 (настоящие кубики, ввёл marie) для order:friant:33-ligne",
+		"dice.rolled":    "бросок №1: 2D6 = 3+3 (настоящие кубики, ввёл marie) для приказа friant (33-ligne)",
 		"order.resolved": orderRU,
 		"unit.moved":     moveRU,
 		"turn.started":   "ход 1: France, фаза командования",
