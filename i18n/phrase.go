@@ -118,13 +118,7 @@ func compilePhrases(texts map[string]map[string]string) (map[string][]phrase, er
 		sort.Strings(bad)
 		return nil, fmt.Errorf("en.json: %s", strings.Join(bad, "; "))
 	}
-	for _, ps := range out {
-		sort.Slice(ps, func(i, j int) bool {
-			_, a, _ := phraseKey(ps[i].key)
-			_, b, _ := phraseKey(ps[j].key)
-			return a < b
-		})
-	}
+	inKeyOrder(out, func(p phrase) string { return p.key })
 	return out, nil
 }
 

@@ -52,14 +52,20 @@ func compileFormats(en map[string]string) (map[string][]format, error) {
 		sort.Strings(bad)
 		return nil, fmt.Errorf("en.json: %s", strings.Join(bad, "; "))
 	}
-	for _, fs := range out {
+	inKeyOrder(out, func(f format) string { return f.key })
+	return out, nil
+}
+
+// inKeyOrder sorts each family's entries by the number of their key
+// ("refusal.unit_inactive#2" after #1): the order they are tried in.
+func inKeyOrder[T any](families map[string][]T, key func(T) string) {
+	for _, fs := range families {
 		sort.Slice(fs, func(i, j int) bool {
-			_, a, _ := phraseKey(fs[i].key)
-			_, b, _ := phraseKey(fs[j].key)
+			_, a, _ := phraseKey(key(fs[i]))
+			_, b, _ := phraseKey(key(fs[j]))
 			return a < b
 		})
 	}
-	return out, nil
 }
 
 // formatVerbs lists the verbs of an English format as Go prints them, and

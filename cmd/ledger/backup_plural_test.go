@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,16 +46,7 @@ func TestBackupCountsSayTheirPlurals(t *testing.T) {
 	for _, lang := range []string{"en", "ru"} {
 		dst := newCLI(t)
 		dst.cfg.Lang = lang
-		key, err := os.ReadFile(src.cfg.KeyPath())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(dst.cfg.DataDir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dst.cfg.KeyPath(), key, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		copyKey(t, src, dst)
 		want := map[string][]string{"en": {", 1 sealed value; 1 battle audited, 0 failed;"}, "ru": {", 1 запечатанное значение; проверено 1 сражение, не пройдено 0;"}}[lang]
 		out := dst.ok("restore", "-f", file)
 		for _, w := range want {

@@ -83,16 +83,7 @@ func TestBackupRestoreCLI(t *testing.T) {
 	// The backup carries the sealed values in ciphertext: the restored
 	// ledger needs the key file of the one that made it.
 	dst := newCLI(t)
-	key, err := os.ReadFile(src.cfg.KeyPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dst.cfg.DataDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst.cfg.KeyPath(), key, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	copyKey(t, src, dst)
 	out = dst.ok("restore", "-f", file)
 	if !strings.Contains(out, "with their original log sequences") || !strings.Contains(out, "2 battles audited, 0 failed") {
 		t.Fatalf("restore: %s", out)
@@ -318,4 +309,20 @@ func TestImportRefusedAppendsNothing(t *testing.T) {
 		}
 	}
 	dst.ok("audit", "bk/ended")
+}
+
+// copyKey gives dst's data folder src's key file, as an organiser restoring
+// a backup elsewhere does.
+func copyKey(t *testing.T, src, dst *testCLI) {
+	t.Helper()
+	key, err := os.ReadFile(src.cfg.KeyPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dst.cfg.DataDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst.cfg.KeyPath(), key, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }

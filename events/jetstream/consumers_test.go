@@ -33,15 +33,18 @@ import (
 // that removes it; Provision (every start of the embedded server) removes
 // them, says so and puts the limit back, and the guard names nothing. No
 // event is lost on the way.
-func TestNoConsumerStays(t *testing.T) {
-	e, err := jetstream.StartEmbedded(jetstream.EmbeddedOptions{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+// provisioned starts an embedded server (listening on listen, if set) with
+// the ledger's stream and vault provisioned, connects as the ledger, and
+// opens both; the test ends them.
+func provisioned(t *testing.T, listen string) (*jetstream.Embedded, *nats.Conn, *jetstream.Log) {
+	t.Helper()
+	e, err := jetstream.StartEmbedded(jetstream.EmbeddedOptions{DataDir: t.TempDir(), Listen: listen})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Shutdown)
-	ctx := ctxT(t)
 	cfg, vcfg := jetstream.Config{}, jetstream.VaultConfig{}
-	if _, err := e.Provision(ctx, cfg, vcfg); err != nil {
+	if _, err := e.Provision(ctxT(t), cfg, vcfg); err != nil {
 		t.Fatal(err)
 	}
 	nc, err := e.Connect()
@@ -51,6 +54,13 @@ func TestNoConsumerStays(t *testing.T) {
 	t.Cleanup(nc.Close)
 	l := jstest.OpenLog(t, nc, cfg)
 	jstest.OpenVault(t, nc, vcfg)
+	return e, nc, l
+}
+
+func TestNoConsumerStays(t *testing.T) {
+	e, nc, l := provisioned(t, "127.0.0.1:0")
+	ctx := ctxT(t)
+	cfg, vcfg := jetstream.Config{}, jetstream.VaultConfig{}
 	appendN(t, l, events.Key{Campaign: "c1", Battle: "b1"}, nil, 3, "cmd")
 	ljs := jstest.JetStream(t, nc)
 
@@ -240,23 +250,9 @@ func TestNoConsumerStays(t *testing.T) {
 // lasting consumer made since the last listing is named once a listing
 // has run again, without a Check waiting for it.
 func TestGuardListsConsumersApart(t *testing.T) {
-	e, err := jetstream.StartEmbedded(jetstream.EmbeddedOptions{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Shutdown)
+	e, nc, _ := provisioned(t, "")
 	ctx := ctxT(t)
 	cfg, vcfg := jetstream.Config{}, jetstream.VaultConfig{}
-	if _, err := e.Provision(ctx, cfg, vcfg); err != nil {
-		t.Fatal(err)
-	}
-	nc, err := e.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	jstest.OpenLog(t, nc, cfg)
-	jstest.OpenVault(t, nc, vcfg)
 	ljs := jstest.JetStream(t, nc)
 	g := jetstream.NewGuard(ljs, cfg, vcfg)
 	if f, err := g.Check(ctx); err != nil || len(f) != 0 {
