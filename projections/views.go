@@ -3,6 +3,8 @@ package projections
 import (
 	"errors"
 	"fmt"
+
+	"github.com/clubledger/ledger/campaign"
 )
 
 // ErrNotFound is returned by a read model's queries for a campaign or
@@ -97,6 +99,23 @@ type CampaignListed struct {
 	Name    string `json:"name"`
 	Era     string `json:"era"`
 	Battles int    `json:"battles"`
+}
+
+// Standings are a campaign's standings and rosters as the projection holds
+// them: campaign.Standings, as the service folds them from the log, read
+// from the projection's rows with its checkpoint in one read transaction.
+type Standings struct {
+	campaign.Standings
+	// Sequence is the projection's checkpoint when the rows were read: the
+	// log sequence up to which they hold every event.
+	Sequence uint64
+	// Corrected are the counted battles with a dispute upheld with
+	// corrections: the only ones a correction after their end can have
+	// scored again (battle.rescored). What a rescore changed in the
+	// campaign (campaign.BattleResult.Rescores) is not held: it folds the
+	// campaign with the battle as it stood before the ruling, which only
+	// the log has.
+	Corrected []string
 }
 
 // Stopped is a stream (a battle, or a campaign's own events) whose

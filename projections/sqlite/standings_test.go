@@ -67,6 +67,7 @@ func checkStandings(t *testing.T, db *sqlite.DB, log events.Log, svc *campaign.S
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkCampaignStandings(t, db, want)
 	got, err := db.Standings(ctx, camp)
 	if err != nil {
 		t.Fatal(err)
