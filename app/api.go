@@ -26,8 +26,9 @@ type API interface {
 	Campaigns(ctx context.Context) ([]CampaignSummary, error)
 	// Campaign is one campaign: its sides, battles, people and the caller.
 	Campaign(ctx context.Context, id string) (CampaignInfo, error)
-	// Standings are a campaign's standings and rosters (V.3, V.4).
-	Standings(ctx context.Context, id string) (campaign.Standings, error)
+	// Standings are a campaign's standings and rosters (V.3, V.4), and
+	// the log sequence they are true at.
+	Standings(ctx context.Context, id string) (Standings, error)
 
 	// State is a battle now, as the caller may see it.
 	State(ctx context.Context, key events.Key) (Board, error)
@@ -245,6 +246,29 @@ type CampaignInfo struct {
 	People []Person `json:"people"`
 	You    Person   `json:"you"`
 }
+
+// Standings are a campaign's standings and each side's roster for its
+// next battle (campaign.Standings), with where they were read and the log
+// sequence they are true at (docs/projections.md, "What is read from the
+// projection, and what from the log").
+type Standings struct {
+	campaign.Standings
+	// Source is StandingsProjection, or StandingsLog when the projection
+	// did not hold the campaign yet (its projector behind the campaign's
+	// creation) and the standings were folded from the log.
+	Source string `json:"source"`
+	// Sequence is the log sequence the standings hold every event up to:
+	// the projection's checkpoint read with its rows, or, folded from the
+	// log, the log's last sequence read just before the fold (the fold
+	// may hold later events too).
+	Sequence uint64 `json:"sequence"`
+}
+
+// Where standings were read (Standings.Source).
+const (
+	StandingsProjection = "projection"
+	StandingsLog        = "log"
+)
 
 // OddsQuery is an order a general could give now.
 type OddsQuery struct {

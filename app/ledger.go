@@ -23,6 +23,10 @@ import (
 type ReadModel interface {
 	Campaign(ctx context.Context, id string) (projections.CampaignView, error)
 	Campaigns(ctx context.Context) ([]projections.CampaignListed, error)
+	// CampaignStandings are a campaign's standings and rosters with the
+	// projection's checkpoint, read together (ErrNotFound: the projection
+	// does not hold the campaign yet).
+	CampaignStandings(ctx context.Context, id string) (projections.Standings, error)
 }
 
 // Admin is the operator's work on the projection, wired by whoever owns

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/clubledger/ledger/app"
-	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/campaign/audit"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/rules"
@@ -197,8 +196,8 @@ func (c *Client) Campaign(ctx context.Context, id string) (app.CampaignInfo, err
 }
 
 // Standings are a campaign's standings.
-func (c *Client) Standings(ctx context.Context, id string) (campaign.Standings, error) {
-	var v campaign.Standings
+func (c *Client) Standings(ctx context.Context, id string) (app.Standings, error) {
+	var v app.Standings
 	return v, c.get(ctx, campaignPath(id)+"/standings", nil, &v)
 }
 

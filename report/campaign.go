@@ -48,7 +48,7 @@ func BuildCampaign(ctx context.Context, api app.API, cat *i18n.Catalogue, id str
 	if err != nil {
 		return nil, err
 	}
-	c := &Campaign{ID: id, Name: info.Name, Lang: lang, Standings: st, cat: cat}
+	c := &Campaign{ID: id, Name: info.Name, Lang: lang, Standings: st.Standings, cat: cat}
 	if c.Name == "" {
 		c.Name = id
 	}

@@ -25,8 +25,9 @@ points are shared, and lost otherwise. Each side's roster is what it has for
 its next battle (V.3): units keep their casualty markers, destroyed units are
 gone, flank marchers that took no part are back with no losses.
 
-Folded from the log by the service, with the same fold step the projection
-uses (docs/projections.md).`,
+Read from the projection, with the log sequence it holds (in -o json:
+source and sequence); the projection folds them with the service's own fold
+step (docs/projections.md).`,
 		Example: `  ledger standings f-campaign
   ledger standings f-campaign -o json`,
 		Args: cobra.ExactArgs(1),
@@ -43,7 +44,7 @@ uses (docs/projections.md).`,
 			if c.output == "json" {
 				return writeJSON(c.stdout, st)
 			}
-			return c.printStandings(st)
+			return c.printStandings(st.Standings)
 		},
 	}
 }
