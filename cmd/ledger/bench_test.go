@@ -8,6 +8,7 @@ import (
 	"github.com/clubledger/ledger/campaign/loadgen"
 	ledgerjs "github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/events/jetstream/jstest"
+	"github.com/clubledger/ledger/internal/bench"
 )
 
 // TestBenchSmall runs `ledger bench` with small sizes: every figure is
@@ -24,7 +25,7 @@ func TestBenchSmall(t *testing.T) {
 			t.Errorf("bench output lacks %q:\n%s", want, out)
 		}
 	}
-	var res benchResult
+	var res bench.Result
 	if err := json.Unmarshal([]byte(c.ok("bench", "--commands", "20", "--events", "2000", "--rounds", "2", "--dir", t.TempDir(), "-o", "json")), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ var leagueSmall = []string{"bench", "--league", "--battles", "8", "--per-campaig
 // event reached every subscriber, and nothing failed on the way.
 func TestBenchLeagueSmall(t *testing.T) {
 	c := newCLI(t)
-	var res leagueResult
+	var res bench.LeagueResult
 	if err := json.Unmarshal([]byte(c.ok(append(leagueSmall, "--dir", t.TempDir(), "-o", "json")...)), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestBenchLeagueSmall(t *testing.T) {
 		t.Errorf("memory %+v", m)
 	} else {
 		for _, p := range append(m.Long, m.Touched...) {
-			if p.HeapMiB <= 0 || (rssMiB() > 0 && p.RSSMiB <= 0) {
+			if p.HeapMiB <= 0 || (bench.RSSMiB() > 0 && p.RSSMiB <= 0) {
 				t.Errorf("memory point %+v", p)
 			}
 		}
@@ -151,7 +152,7 @@ func TestBenchLeagueCluster(t *testing.T) {
 	c := newCLI(t)
 	c.cfg.NATS.URL = cl.URL(0) + "," + cl.URL(1) + "," + cl.URL(2)
 	c.cfg.NATS.User, c.cfg.NATS.Password = ledgerjs.UserLedger, cl.Credentials().Password(ledgerjs.UserLedger)
-	var res leagueResult
+	var res bench.LeagueResult
 	out := c.ok("bench", "--league", "--parts", "load", "--replicas", "3", "--battles", "4", "--per-campaign", "2", "--turns", "2",
 		"--limit-for", "200ms", "--dir", t.TempDir(), "-o", "json")
 	if err := json.Unmarshal([]byte(out), &res); err != nil {

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -22,8 +22,8 @@ import (
 // stream every page and tablet follows) on a few battles while their
 // tables play, and how long each event takes to reach each of them.
 
-// liveResult is what following battles live cost.
-type liveResult struct {
+// LiveResult is what following battles live cost.
+type LiveResult struct {
 	// Subscribers in all: Hot on one battle, PerOther on each of Others.
 	Subscribers int `json:"subscribers"`
 	Hot         int `json:"hot"`
@@ -47,11 +47,11 @@ type liveResult struct {
 	// in this process (an ordered consumer like the server's own) to its
 	// arrival at the subscriber; FromSent: from the moment its command was
 	// sent (decision, synced append and the projection's wait included).
-	FromLog  latency `json:"from_log"`
-	FromSent latency `json:"from_sent"`
+	FromLog  Latency `json:"from_log"`
+	FromSent Latency `json:"from_sent"`
 	// HotFromLog and OthersFromLog split FromLog by battle.
-	HotFromLog    latency `json:"hot_from_log"`
-	OthersFromLog latency `json:"others_from_log"`
+	HotFromLog    Latency `json:"hot_from_log"`
+	OthersFromLog Latency `json:"others_from_log"`
 	TargetMS      float64 `json:"target_p99_ms"`
 }
 
@@ -153,10 +153,10 @@ func (s *subscriber) has(seqs []uint64) bool {
 // runLive follows o.Hot subscribers on one battle and o.PerOther on each
 // of o.Others more, on the served ledger s, while each battle's table
 // plays o.LiveCommands commands.
-func runLive(ctx context.Context, s *Served, o leagueOptions, tag string, progress io.Writer) (*liveResult, error) {
-	res := &liveResult{Hot: o.Hot, Others: o.Others, PerOther: o.PerOther, Subscribers: o.Hot + o.Others*o.PerOther,
+func runLive(ctx context.Context, s *Served, o LeagueOptions, tag string, progress io.Writer) (*LiveResult, error) {
+	res := &LiveResult{Hot: o.Hot, Others: o.Others, PerOther: o.PerOther, Subscribers: o.Hot + o.Others*o.PerOther,
 		PaceMS: float64(o.LivePace.Microseconds()) / 1000, TargetMS: 100}
-	l := s.App.Ledger
+	l := s.Ledger.Door
 	camp := tag + "-live"
 	fmt.Fprintf(progress, "bench: live: a campaign with %d readers and %d battles\n", res.Subscribers, 1+o.Others)
 	p, err := setUpCampaign(ctx, l, camp, func(acked) {})
@@ -222,7 +222,7 @@ func runLive(ctx context.Context, s *Served, o leagueOptions, tag string, progre
 	}
 
 	// What this process reads from the log, and when.
-	first, err := s.App.Log.LastSequence(ctx)
+	first, err := s.Ledger.Log.LastSequence(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ func runLive(ctx context.Context, s *Served, o leagueOptions, tag string, progre
 	seen := map[uint64]time.Time{}
 	fctx, stopFollow := context.WithCancel(ctx)
 	defer stopFollow()
-	go s.App.Log.Follow(fctx, first, func(e events.Envelope) error {
+	go s.Ledger.Log.Follow(fctx, first, func(e events.Envelope) error {
 		now := time.Now()
 		seenMu.Lock()
 		seen[e.Sequence] = now

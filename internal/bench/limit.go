@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -20,25 +20,25 @@ import (
 // is what every accepted command ends in, so no command path can go
 // faster than these.
 
-// rate is how often something was done and how long each took.
-type rate struct {
+// Rate is how often something was done and how long each took.
+type Rate struct {
 	N       int     `json:"n"`
 	PerSec  float64 `json:"per_second"`
-	Latency latency `json:"latency"`
+	Latency Latency `json:"latency"`
 }
 
-// limitResult is the log's raw append rate.
-type limitResult struct {
+// LimitResult is the log's raw append rate.
+type LimitResult struct {
 	// Single: one event per append (a plain publish with its expected
 	// sequence and message id), one append after the other: a single
 	// synced publish.
-	Single rate `json:"single"`
+	Single Rate `json:"single"`
 	// Batch: two events per append (an atomic batch), one after the
 	// other: what an order or a phase end costs the log.
-	Batch rate `json:"batch_of_2"`
+	Batch Rate `json:"batch_of_2"`
 	// Parallel: one event per append, Writers streams appending at once:
 	// how far the server groups concurrent writes.
-	Parallel rate `json:"parallel"`
+	Parallel Rate `json:"parallel"`
 	Writers  int  `json:"writers"`
 }
 
@@ -140,19 +140,19 @@ func (w *limitWriter) appendFor(ctx context.Context, d time.Duration, per int) (
 	return ds, nil
 }
 
-func rateOf(ds []time.Duration, elapsed time.Duration) rate {
-	return rate{N: len(ds), PerSec: float64(len(ds)) / elapsed.Seconds(), Latency: summarise(ds)}
+func rateOf(ds []time.Duration, elapsed time.Duration) Rate {
+	return Rate{N: len(ds), PerSec: float64(len(ds)) / elapsed.Seconds(), Latency: summarise(ds)}
 }
 
 // measureLimit measures the log's raw appends for d each: one after the
 // other with one event and with two, then writers streams at once. The
 // campaigns it writes are named prefix-s, prefix-b and prefix-pNN.
-func measureLimit(ctx context.Context, log events.Log, sign *events.Signer, prefix string, d time.Duration, writers int) (limitResult, error) {
-	var res limitResult
+func measureLimit(ctx context.Context, log events.Log, sign *events.Signer, prefix string, d time.Duration, writers int) (LimitResult, error) {
+	var res LimitResult
 	for _, m := range []struct {
 		suffix string
 		per    int
-		into   *rate
+		into   *Rate
 	}{{"s", 1, &res.Single}, {"b", 2, &res.Batch}} {
 		w, err := newLimitWriter(ctx, log, sign, prefix+"-"+m.suffix)
 		if err != nil {
@@ -198,12 +198,12 @@ func measureLimit(ctx context.Context, log events.Log, sign *events.Signer, pref
 }
 
 // best keeps, of two measurements of the limit, the faster of each.
-func (l limitResult) best(o limitResult) limitResult {
-	pick := func(a, b rate) rate {
+func (l LimitResult) best(o LimitResult) LimitResult {
+	pick := func(a, b Rate) Rate {
 		if b.PerSec > a.PerSec {
 			return b
 		}
 		return a
 	}
-	return limitResult{Single: pick(l.Single, o.Single), Batch: pick(l.Batch, o.Batch), Parallel: pick(l.Parallel, o.Parallel), Writers: max(l.Writers, o.Writers)}
+	return LimitResult{Single: pick(l.Single, o.Single), Batch: pick(l.Batch, o.Batch), Parallel: pick(l.Parallel, o.Parallel), Writers: max(l.Writers, o.Writers)}
 }

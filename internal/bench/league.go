@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/events"
 )
@@ -21,11 +20,11 @@ import (
 // beside its target and the limit it cannot beat, measured in one run on
 // one ledger (docs/performance.md).
 
-// leagueParts are the parts of a league run, in the order they run.
-var leagueParts = []string{"load", "timeline", "audit", "memory", "startup", "live", "rebuild"}
+// LeagueParts are the parts of a league run, in the order they run.
+var LeagueParts = []string{"load", "timeline", "audit", "memory", "startup", "live", "rebuild"}
 
-// leagueOptions are the sizes of a league run.
-type leagueOptions struct {
+// LeagueOptions are the sizes of a league run.
+type LeagueOptions struct {
 	Battles     int           // battles played at once, one table each
 	PerCampaign int           // battles per campaign
 	Turns       int           // side turns each battle plays
@@ -58,17 +57,17 @@ type leagueOptions struct {
 	Keep          bool
 }
 
-// leagueResult is what `ledger bench --league` prints.
-type leagueResult struct {
+// LeagueResult is what `ledger bench --league` prints.
+type LeagueResult struct {
 	Machine  string          `json:"machine"`
 	Server   string          `json:"server"`
-	Load     *loadResult     `json:"load,omitempty"`
-	Timeline *timelineResult `json:"timeline,omitempty"`
-	Audit    *auditResult    `json:"audit,omitempty"`
-	Memory   *memoryResult   `json:"memory,omitempty"`
-	Startup  *startupResult  `json:"startup,omitempty"`
-	Live     *liveResult     `json:"live,omitempty"`
-	Rebuild  *leagueRebuild  `json:"rebuild,omitempty"`
+	Load     *LoadResult     `json:"load,omitempty"`
+	Timeline *TimelineResult `json:"timeline,omitempty"`
+	Audit    *AuditResult    `json:"audit,omitempty"`
+	Memory   *MemoryResult   `json:"memory,omitempty"`
+	Startup  *StartupResult  `json:"startup,omitempty"`
+	Live     *LiveResult     `json:"live,omitempty"`
+	Rebuild  *LeagueRebuild  `json:"rebuild,omitempty"`
 	// Stopped are the streams the projection stopped (an event it could
 	// not admit: unsigned, out of its chain), with why; none is expected.
 	Stopped  []string `json:"stopped_streams,omitempty"`
@@ -76,60 +75,20 @@ type leagueResult struct {
 	Seconds  float64  `json:"seconds"`
 }
 
-// leagueRebuild is the rebuild against the raw ordered read, with its
+// LeagueRebuild is the rebuild against the raw ordered read, with its
 // target.
-type leagueRebuild struct {
-	rebuildFigures
+type LeagueRebuild struct {
+	RebuildFigures
 	Target float64 `json:"target_rebuild_over_raw_read"`
 }
 
-// parseParts reads --parts.
-func parseParts(s string) (map[string]bool, error) {
-	m := map[string]bool{}
-	for p := range strings.SplitSeq(s, ",") {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		known := false
-		for _, k := range leagueParts {
-			known = known || k == p
-		}
-		if !known {
-			return nil, usagef("bench: --parts: %q is not one of %s", p, strings.Join(leagueParts, ", "))
-		}
-		m[p] = true
-	}
-	if len(m) == 0 {
-		return nil, usagef("bench: --parts: name at least one of %s", strings.Join(leagueParts, ", "))
-	}
-	return m, nil
-}
-
-func (o leagueOptions) validate() error {
-	switch {
-	case o.Battles < 1 || o.PerCampaign < 1 || o.Turns < 1:
-		return usagef("bench: --battles, --per-campaign and --turns at least 1")
-	case o.TimelineEvents < 10 || o.Samples < 1:
-		return usagef("bench: --timeline-events at least 10, --samples at least 1")
-	case o.Hot < 1 || o.Others < 0 || o.PerOther < 1 || o.LiveCommands < 1:
-		return usagef("bench: --hot, --per-other and --live-commands at least 1")
-	case o.MemoryEvents < 10 || o.MemoryBattles < 1:
-		return usagef("bench: --memory-events at least 10, --memory-battles at least 1")
-	case o.Events < 1000 || o.Starts < 1 || o.Batch < 1 || o.Rounds < 1:
-		return usagef("bench: --events at least 1000; --starts, --batch and --rounds at least 1")
-	case o.LimitFor <= 0 || o.Pace < 0 || o.LivePace < 0:
-		return usagef("bench: --limit-for above 0; --pace and --live-pace not negative")
-	}
-	return nil
-}
-
-// runLeague runs the parts of o on one fresh ledger in a temporary folder
-// (or, with cfg.NATS.URL, on that cluster's stream, with a fresh data
-// folder for the projection).
-func runLeague(ctx context.Context, base config.Config, o leagueOptions, entropy io.Reader, progress io.Writer) (leagueResult, error) {
+// RunLeague runs the parts of o (`ledger bench --league`) on one fresh
+// ledger in a temporary folder (or, with base.NATS.URL, on that cluster's
+// stream, with a fresh data folder for the projection), opened and served
+// by op.
+func RunLeague(ctx context.Context, op Opener, base config.Config, o LeagueOptions, progress io.Writer) (LeagueResult, error) {
 	start := time.Now()
-	res := leagueResult{}
+	res := LeagueResult{}
 	dir, err := os.MkdirTemp(o.Dir, "ledger-league-")
 	if err != nil {
 		return res, err
@@ -162,18 +121,18 @@ func runLeague(ctx context.Context, base config.Config, o leagueOptions, entropy
 	tag := "lg" + strconv.FormatInt(time.Now().UnixMilli()%(36*36*36*36*36*36), 36)
 
 	warnings := &benchLog{}
-	a, err := OpenApp(ctx, cfg, AppOptions{Entropy: entropy, What: "bench --league", Logger: slog.New(warnings)})
+	a, err := op.Open(ctx, cfg, OpenOptions{What: "bench --league", Logger: slog.New(warnings)})
 	if err != nil {
 		return res, err
 	}
 	bg, stopProjector := context.WithCancel(context.WithoutCancel(ctx))
-	a.projector = app.NewProjector(a.Log, a.DB, slog.New(warnings))
-	go a.projector.Run(bg)
+	projector := a.Projector(slog.New(warnings))
+	go projector.Run(bg)
 	stopProjecting := func() {
 		stopProjector()
-		<-a.projector.Done()
+		<-projector.Done()
 	}
-	closeApp := func() error {
+	closeLedger := func() error {
 		if a == nil {
 			return nil
 		}
@@ -182,15 +141,15 @@ func runLeague(ctx context.Context, base config.Config, o leagueOptions, entropy
 		a = nil
 		return err
 	}
-	defer closeApp()
+	defer closeLedger()
 
 	if o.Parts["load"] {
-		if res.Load, err = runLoad(ctx, a, o, tag, warnings, progress); err != nil {
+		if res.Load, err = runLoad(ctx, a, projector, o, tag, warnings, progress); err != nil {
 			return res, err
 		}
 	}
 	if o.Parts["timeline"] || o.Parts["audit"] {
-		key, p, cmds, err := longBattle(ctx, a.Ledger, tag+"-long", uint64(o.TimelineEvents), progress)
+		key, p, cmds, err := longBattle(ctx, a.Door, tag+"-long", uint64(o.TimelineEvents), progress)
 		if err != nil {
 			return res, err
 		}
@@ -213,7 +172,7 @@ func runLeague(ctx context.Context, base config.Config, o leagueOptions, entropy
 			return res, err
 		}
 	}
-	var st startupResult
+	var st StartupResult
 	if o.Parts["startup"] || o.Parts["rebuild"] {
 		stopProjecting()
 		if err := fillTo(ctx, a, o.Events, tag+"-synth", &st, progress); err != nil {
@@ -227,13 +186,13 @@ func runLeague(ctx context.Context, base config.Config, o leagueOptions, entropy
 	for _, st := range stopped {
 		res.Stopped = append(res.Stopped, fmt.Sprintf("%s at %d: %s", events.Key{Campaign: st.Campaign, Battle: st.Battle}, st.Sequence, st.Reason))
 	}
-	if err := closeApp(); err != nil {
+	if err := closeLedger(); err != nil {
 		return res, err
 	}
 	var served *Served
 	stopServed := func() error { return nil }
 	if o.Parts["startup"] {
-		if served, _, stopServed, err = runStartup(ctx, cfg, o, entropy, &st, o.Parts["live"], progress); err != nil {
+		if served, _, stopServed, err = runStartup(ctx, op, cfg, o, &st, o.Parts["live"], progress); err != nil {
 			return res, err
 		}
 		res.Startup = &st
@@ -241,7 +200,7 @@ func runLeague(ctx context.Context, base config.Config, o leagueOptions, entropy
 	if o.Parts["live"] {
 		if served == nil {
 			sctx, stop := context.WithCancel(ctx)
-			if served, _, err = serveBench(sctx, cfg, entropy); err != nil {
+			if served, _, err = serveBench(sctx, op, cfg); err != nil {
 				stop()
 				return res, err
 			}
@@ -264,7 +223,7 @@ func runLeague(ctx context.Context, base config.Config, o leagueOptions, entropy
 		}
 	}
 	if o.Parts["rebuild"] {
-		a2, err := OpenApp(ctx, cfg, AppOptions{Entropy: entropy, What: "bench --league"})
+		a2, err := op.Open(ctx, cfg, OpenOptions{What: "bench --league"})
 		if err != nil {
 			return res, err
 		}
@@ -273,7 +232,7 @@ func runLeague(ctx context.Context, base config.Config, o leagueOptions, entropy
 		if err != nil {
 			return res, err
 		}
-		res.Rebuild = &leagueRebuild{rebuildFigures: rb, Target: 0.7}
+		res.Rebuild = &LeagueRebuild{RebuildFigures: rb, Target: 0.7}
 	}
 	res.Warnings = warnings.summary()
 	res.Seconds = time.Since(start).Seconds()
@@ -309,10 +268,12 @@ func verdict(got, target float64, under bool) string {
 	return "MISSED"
 }
 
-func printLeague(w io.Writer, r leagueResult) error {
+// PrintLeague writes a league run's figures as `ledger bench --league`
+// prints them.
+func PrintLeague(w io.Writer, r LeagueResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "league bench: %s; %s\n", r.Server, r.Machine)
-	line := func(name string, l latency, extra string) {
+	line := func(name string, l Latency, extra string) {
 		fmt.Fprintf(tw, "  %s\t%d\t%.2f\t%.2f\t%.2f\t%s\n", name, l.N, l.P50, l.P99, l.Max, extra)
 	}
 	if l := r.Load; l != nil {
@@ -334,7 +295,7 @@ func printLeague(w io.Writer, r leagueResult) error {
 			fmt.Fprintf(tw, "    %s\n", e)
 		}
 		fmt.Fprintf(tw, "  command through the door\tn\tp50 ms\tp99 ms\tmax ms\tp50 / one synced append (p50 %.2f ms)\n", l.Limit.Single.Latency.P50)
-		ratio := func(x latency) string {
+		ratio := func(x Latency) string {
 			if l.Limit.Single.Latency.P50 <= 0 {
 				return ""
 			}

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"slices"
 	"time"
@@ -18,8 +17,8 @@ import (
 // The start-up of `ledger serve` (Serve) on a large ledger whose
 // projection is current: what a restarted server costs before it answers.
 
-// startupResult is what starting a server on a large ledger took.
-type startupResult struct {
+// StartupResult is what starting a server on a large ledger took.
+type StartupResult struct {
 	// Events is the log's length; Battles the battles the fill added
 	// (ended but for the last few, as in a long-running league).
 	Events  uint64 `json:"events"`
@@ -37,15 +36,15 @@ type startupResult struct {
 	// lastAppend is when the fill's last append was acknowledged.
 	lastAppend time.Time
 	// Starts are the start-ups timed, one after the other.
-	Starts []startup `json:"starts"`
+	Starts []Startup `json:"starts"`
 	// Worst is the slowest start-up to the first answer.
 	WorstMS  float64 `json:"worst_ms"`
 	MedianMS float64 `json:"median_ms"`
 	TargetMS float64 `json:"target_ms"`
 }
 
-// startup is one start of Serve.
-type startup struct {
+// Startup is one start of Serve.
+type Startup struct {
 	// ServeMS: Serve returned (the lock, the embedded server and its
 	// stream recovered, the projection opened and caught up, listening).
 	ServeMS float64 `json:"serve_ms"`
@@ -67,7 +66,7 @@ type startup struct {
 // and brings a's projection up to date in batches, as a server's start
 // does (a's projector must not be running: following the log it would
 // apply the fill's events in small batches).
-func fillTo(ctx context.Context, a *App, n int, camp string, res *startupResult, progress io.Writer) error {
+func fillTo(ctx context.Context, a *Ledger, n int, camp string, res *StartupResult, progress io.Writer) error {
 	last, err := a.Log.LastSequence(ctx)
 	if err != nil {
 		return err
@@ -76,7 +75,7 @@ func fillTo(ctx context.Context, a *App, n int, camp string, res *startupResult,
 	for pass := 1; int(last) < n; pass++ {
 		need := n - int(last)
 		fmt.Fprintf(progress, "bench: filling the log to %d events (%d more)\n", n, need)
-		st, err := projtest.Fill(ctx, a.Log, projtest.FillOptions{Events: need, Campaign: fmt.Sprintf("%s%d", camp, pass), Signer: a.Keys.Signer})
+		st, err := projtest.Fill(ctx, a.Log, projtest.FillOptions{Events: need, Campaign: fmt.Sprintf("%s%d", camp, pass), Signer: a.Signer})
 		if err != nil {
 			return fmt.Errorf("bench: fill: %w", err)
 		}
@@ -89,7 +88,7 @@ func fillTo(ctx context.Context, a *App, n int, camp string, res *startupResult,
 	res.lastAppend = time.Now()
 	fmt.Fprintf(progress, "bench: bringing the projection up to date with all %d events\n", last)
 	t = time.Now()
-	if err := a.CatchUp(ctx, nil); err != nil {
+	if err := a.CatchUp(ctx); err != nil {
 		return fmt.Errorf("bench: the projection did not catch up: %w", err)
 	}
 	res.CatchUpSeconds = time.Since(t).Seconds()
@@ -97,22 +96,22 @@ func fillTo(ctx context.Context, a *App, n int, camp string, res *startupResult,
 	return nil
 }
 
-// serveBench runs Serve on cfg for the bench: its log discarded, an admin
-// token of its own.
-func serveBench(ctx context.Context, cfg config.Config, entropy io.Reader) (*Served, string, error) {
+// serveBench serves cfg through op for the bench, with an admin token of
+// its own.
+func serveBench(ctx context.Context, op Opener, cfg config.Config) (*Served, string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, "", err
 	}
 	admin := "bench-" + hex.EncodeToString(b[:])
-	s, err := Serve(ctx, cfg, ServeOptions{AdminToken: admin, Logger: slog.New(slog.DiscardHandler), Entropy: entropy})
+	s, err := op.Serve(ctx, cfg, admin)
 	return s, admin, err
 }
 
 // runStartup starts Serve on cfg's folder o.Starts times and times each
 // start until the first answer. It leaves the last server running when
 // keep is true, and returns it with the function that stops it.
-func runStartup(ctx context.Context, cfg config.Config, o leagueOptions, entropy io.Reader, res *startupResult, keep bool, progress io.Writer) (*Served, string, func() error, error) {
+func runStartup(ctx context.Context, op Opener, cfg config.Config, o LeagueOptions, res *StartupResult, keep bool, progress io.Writer) (*Served, string, func() error, error) {
 	res.TargetMS = 2000
 	res.WindowS = cfg.NATS.DuplicateWindow.Seconds()
 	if res.lastAppend.IsZero() {
@@ -131,12 +130,12 @@ func runStartup(ctx context.Context, cfg config.Config, o leagueOptions, entropy
 	for i := 1; i <= o.Starts; i++ {
 		sctx, stop := context.WithCancel(ctx)
 		t := time.Now()
-		s, admin, err := serveBench(sctx, cfg, entropy)
+		s, admin, err := serveBench(sctx, op, cfg)
 		if err != nil {
 			stop()
 			return nil, "", nil, fmt.Errorf("bench: serve: %w", err)
 		}
-		st := startup{ServeMS: ms(time.Since(t)), SinceAppendS: t.Sub(res.lastAppend).Seconds()}
+		st := Startup{ServeMS: ms(time.Since(t)), SinceAppendS: t.Sub(res.lastAppend).Seconds()}
 		end := func() error {
 			stop()
 			return s.Wait()
@@ -159,11 +158,11 @@ func runStartup(ctx context.Context, cfg config.Config, o leagueOptions, entropy
 			end()
 			return nil, "", nil, fmt.Errorf("bench: the first answer: %s", resp.Status)
 		}
-		st.CachedBattles = s.App.DB.CachedBattles()
-		last, err := s.App.Log.LastSequence(ctx)
+		st.CachedBattles = s.Ledger.DB.CachedBattles()
+		last, err := s.Ledger.Log.LastSequence(ctx)
 		if err == nil {
 			var cp uint64
-			cp, err = s.App.DB.Checkpoint(ctx)
+			cp, err = s.Ledger.DB.Checkpoint(ctx)
 			st.Lag = last - min(last, cp)
 		}
 		if err != nil {
@@ -183,7 +182,7 @@ func runStartup(ctx context.Context, cfg config.Config, o leagueOptions, entropy
 	return nil, "", nil, nil
 }
 
-func (r *startupResult) summarise() {
+func (r *StartupResult) summarise() {
 	var a []float64
 	for _, s := range r.Starts {
 		a = append(a, s.AnswerMS)

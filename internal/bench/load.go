@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -16,12 +16,12 @@ import (
 )
 
 // The league's load: many battles played at once by simulated tables,
-// each command through the one door (an app.Session of the opened App,
+// each command through the one door (an app.Session of the opened Ledger,
 // with the projector a server runs), so that every figure includes
 // authorisation, decision, append and projection.
 
-// loadResult is what the league's load measured.
-type loadResult struct {
+// LoadResult is what the league's load measured.
+type LoadResult struct {
 	Campaigns int `json:"campaigns"`
 	Battles   int `json:"battles"`
 	// Turns is the side turns each battle plays before its umpire ends it
@@ -42,8 +42,8 @@ type loadResult struct {
 	// All and ByKind are each command's time through the door: decode,
 	// authorise, decide, append with the server's ack, and the wait for
 	// the projection to hold its events (as `ledger serve` answers).
-	All    latency            `json:"all"`
-	ByKind map[string]latency `json:"by_kind"`
+	All    Latency            `json:"all"`
+	ByKind map[string]Latency `json:"by_kind"`
 	// Retried counts commands sent again, with the same id, after a fault
 	// (the ledger's warnings say which); Failed counts tables stopped by a
 	// command that was refused or still failed after 5 repeats; Errors
@@ -60,7 +60,7 @@ type loadResult struct {
 
 	// Limit is the log's raw append rate, measured before and after the
 	// load in the same run (the faster of the two kept).
-	Limit limitResult `json:"limit"`
+	Limit LimitResult `json:"limit"`
 	// RatioSingle is CommandsPerSec over one synced append after the
 	// other; RatioParallel over Limit.Writers appending at once.
 	RatioSingle   float64 `json:"commands_over_single_append"`
@@ -76,11 +76,11 @@ type loadResult struct {
 
 	// Once is the check that every acknowledged command is in the log,
 	// once.
-	Once onceCheck `json:"once"`
+	Once OnceCheck `json:"once"`
 }
 
-// onceCheck compares the acknowledged commands with the log.
-type onceCheck struct {
+// OnceCheck compares the acknowledged commands with the log.
+type OnceCheck struct {
 	// Acknowledged commands (set-up included), and those whose events are
 	// all in the log exactly once at the acknowledged sequences.
 	Acknowledged int `json:"acknowledged"`
@@ -239,13 +239,14 @@ func playScript(ctx context.Context, gen *loadgen.Battle, p people, pace time.Du
 	return nil
 }
 
-// runLoad plays o.Battles battles at once on a (whose projector runs),
-// o.PerCampaign to a campaign, and measures the limit before and after.
-func runLoad(ctx context.Context, a *App, o leagueOptions, tag string, warnings *benchLog, progress io.Writer) (*loadResult, error) {
-	res := &loadResult{Battles: o.Battles, Turns: o.Turns, PaceMS: float64(o.Pace.Microseconds()) / 1000, ByKind: map[string]latency{}}
+// runLoad plays o.Battles battles at once on a (whose projector, projector,
+// runs), o.PerCampaign to a campaign, and measures the limit before and
+// after.
+func runLoad(ctx context.Context, a *Ledger, projector *app.Projector, o LeagueOptions, tag string, warnings *benchLog, progress io.Writer) (*LoadResult, error) {
+	res := &LoadResult{Battles: o.Battles, Turns: o.Turns, PaceMS: float64(o.Pace.Microseconds()) / 1000, ByKind: map[string]Latency{}}
 	writers := min(o.Battles, 64)
 	fmt.Fprintf(progress, "bench: the log's raw appends (the limit), %s each\n", o.LimitFor)
-	before, err := measureLimit(ctx, a.Log, a.Keys.Signer, tag+"-limit1", o.LimitFor, writers)
+	before, err := measureLimit(ctx, a.Log, a.Signer, tag+"-limit1", o.LimitFor, writers)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +275,7 @@ func runLoad(ctx context.Context, a *App, o leagueOptions, tag string, warnings 
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			n := 0
-			p, err := setUpCampaign(ctx, a.Ledger, ids[i], func(x acked) {
+			p, err := setUpCampaign(ctx, a.Door, ids[i], func(x acked) {
 				n++
 				noteSetup(events.Key{Campaign: ids[i]}, fmt.Sprint(n))(x)
 			})
@@ -355,7 +356,7 @@ func runLoad(ctx context.Context, a *App, o leagueOptions, tag string, warnings 
 		return nil, err
 	}
 	t := time.Now()
-	if err := a.projector.Wait(ctx, last); err != nil {
+	if err := projector.Wait(ctx, last); err != nil {
 		return nil, fmt.Errorf("bench: the projection did not catch up: %w", err)
 	}
 	res.CatchUpSeconds = time.Since(t).Seconds()
@@ -366,7 +367,7 @@ func runLoad(ctx context.Context, a *App, o leagueOptions, tag string, warnings 
 	}
 
 	fmt.Fprintf(progress, "bench: the log's raw appends again\n")
-	after, err := measureLimit(ctx, a.Log, a.Keys.Signer, tag+"-limit2", o.LimitFor, writers)
+	after, err := measureLimit(ctx, a.Log, a.Signer, tag+"-limit2", o.LimitFor, writers)
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +385,7 @@ func runLoad(ctx context.Context, a *App, o leagueOptions, tag string, warnings 
 
 // checkOnce reads the log up to last and compares it with the acknowledged
 // commands of campaigns.
-func checkOnce(ctx context.Context, log events.Log, last uint64, all map[string]acked, campaigns map[string]bool) (onceCheck, error) {
+func checkOnce(ctx context.Context, log events.Log, last uint64, all map[string]acked, campaigns map[string]bool) (OnceCheck, error) {
 	type seen struct {
 		seq uint64
 		n   int
@@ -423,12 +424,12 @@ func checkOnce(ctx context.Context, log events.Log, last uint64, all map[string]
 		return nil
 	}, nil)
 	if ctx.Err() != nil {
-		return onceCheck{}, ctx.Err()
+		return OnceCheck{}, ctx.Err()
 	}
 	if last > 0 && !errors.Is(err, context.Canceled) {
-		return onceCheck{}, fmt.Errorf("bench: read the log: %w", err)
+		return OnceCheck{}, fmt.Errorf("bench: read the log: %w", err)
 	}
-	c := onceCheck{Acknowledged: len(all), Unacknowledged: len(unacked), Companions: companions}
+	c := OnceCheck{Acknowledged: len(all), Unacknowledged: len(unacked), Companions: companions}
 	for _, x := range all {
 		ok := len(x.ids) > 0
 		for i, id := range x.ids {

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -17,8 +17,8 @@ import (
 // The timeline and the audit of one long battle, through the door as a
 // player of the battle asks for them (server side: no HTTP).
 
-// timelineResult is what showing any event of a long battle costs.
-type timelineResult struct {
+// TimelineResult is what showing any event of a long battle costs.
+type TimelineResult struct {
 	Events   uint64 `json:"events"`
 	Commands int    `json:"commands"`
 	// Cold is the first event shown: the battle's timeline is read from
@@ -28,16 +28,16 @@ type timelineResult struct {
 	// Replay, Picture and Shown (both, one after the other) over Samples
 	// events chosen at random.
 	Samples int     `json:"samples"`
-	Replay  latency `json:"replay"`
-	Picture latency `json:"picture"`
-	Shown   latency `json:"shown"`
+	Replay  Latency `json:"replay"`
+	Picture Latency `json:"picture"`
+	Shown   Latency `json:"shown"`
 	// TargetMS is the target for Shown's p99.
 	TargetMS float64 `json:"target_p99_ms"`
 }
 
-// auditResult compares the audit of a battle with the raw read of its
+// AuditResult compares the audit of a battle with the raw read of its
 // stream.
-type auditResult struct {
+type AuditResult struct {
 	Events        int     `json:"events"`
 	Rounds        int     `json:"rounds"`
 	AuditPerSec   float64 `json:"audit_events_per_second"`
@@ -73,12 +73,12 @@ func longBattle(ctx context.Context, l *app.Ledger, camp string, n uint64, progr
 
 // runTimeline shows samples events of key, chosen at random, as its
 // viewer sees them: the board (Replay) and the picture (Picture).
-func runTimeline(ctx context.Context, viewer *app.Session, key events.Key, samples int, cmds int) (*timelineResult, error) {
+func runTimeline(ctx context.Context, viewer *app.Session, key events.Key, samples int, cmds int) (*TimelineResult, error) {
 	b, err := viewer.State(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	res := &timelineResult{Events: b.Last, Commands: cmds, Samples: samples, TargetMS: 20}
+	res := &TimelineResult{Events: b.Last, Commands: cmds, Samples: samples, TargetMS: 20}
 	rng := rand.New(rand.NewPCG(uint64(b.Last), 17))
 	show := func(v uint64) (time.Duration, time.Duration, error) {
 		t := time.Now()
@@ -117,8 +117,8 @@ func runTimeline(ctx context.Context, viewer *app.Session, key events.Key, sampl
 
 // runAudit audits key through the door and reads its stream raw, rounds
 // times in turn, and keeps the best of each.
-func runAudit(ctx context.Context, viewer *app.Session, log events.Log, key events.Key, rounds int) (*auditResult, error) {
-	res := &auditResult{Rounds: rounds}
+func runAudit(ctx context.Context, viewer *app.Session, log events.Log, key events.Key, rounds int) (*AuditResult, error) {
+	res := &AuditResult{Rounds: rounds}
 	for range rounds {
 		t := time.Now()
 		evs, err := log.Read(ctx, key, 0)

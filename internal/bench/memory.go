@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -14,16 +14,16 @@ import (
 	"github.com/clubledger/ledger/events"
 )
 
-// memoryResult is what the process holds (the embedded NATS server, the
+// MemoryResult is what the process holds (the embedded NATS server, the
 // service, the door and SQLite, all in this process, as in ledger serve)
 // while one battle grows long and then while many battles are touched
 // once: issue 24's bound, under 200 MiB for both and flat once the caches
 // are full (cache.streams, cache.timeline_events).
-type memoryResult struct {
+type MemoryResult struct {
 	// Long is the process after every step of the long battle.
-	Long []memoryPoint `json:"long_battle"`
+	Long []MemoryPoint `json:"long_battle"`
 	// Touched is the process after every step of the battles touched once.
-	Touched   []memoryPoint `json:"battles_touched_once"`
+	Touched   []MemoryPoint `json:"battles_touched_once"`
 	TargetMiB float64       `json:"target_rss_mib"`
 	// CachedStreams is how many folded streams the service holds at the
 	// end, against its bound.
@@ -34,17 +34,17 @@ type memoryResult struct {
 	Retried int `json:"commands_sent_again,omitempty"`
 }
 
-// memoryPoint is the process's resident memory and live heap (after a
+// MemoryPoint is the process's resident memory and live heap (after a
 // collection) at a count of events or battles.
-type memoryPoint struct {
+type MemoryPoint struct {
 	At      uint64  `json:"at"`
 	RSSMiB  float64 `json:"rss_mib"`
 	HeapMiB float64 `json:"heap_mib"`
 }
 
-// rssMiB reads the process's resident set from /proc (0 where there is
+// RSSMiB reads the process's resident set from /proc (0 where there is
 // none).
-func rssMiB() float64 {
+func RSSMiB() float64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
@@ -58,23 +58,23 @@ func rssMiB() float64 {
 	return 0
 }
 
-func measureMemory(at uint64) memoryPoint {
+func measureMemory(at uint64) MemoryPoint {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return memoryPoint{At: at, RSSMiB: rssMiB(), HeapMiB: float64(ms.HeapInuse) / (1 << 20)}
+	return MemoryPoint{At: at, RSSMiB: RSSMiB(), HeapMiB: float64(ms.HeapInuse) / (1 << 20)}
 }
 
 // runMemory plays one battle of the league's script through the door to
 // o.MemoryEvents events, measuring every tenth of the way, then touches
 // o.MemoryBattles new battles once each (set up, and their first orders),
 // measuring every tenth of them.
-func runMemory(ctx context.Context, a *App, o leagueOptions, tag string, progress io.Writer) (*memoryResult, error) {
-	res := &memoryResult{TargetMiB: 200, StreamsBound: a.Config.Cache.Streams}
+func runMemory(ctx context.Context, a *Ledger, o LeagueOptions, tag string, progress io.Writer) (*MemoryResult, error) {
+	res := &MemoryResult{TargetMiB: 200, StreamsBound: a.Config.Cache.Streams}
 	res.Long = append(res.Long, measureMemory(0))
 	camp := tag + "-mem"
 	fmt.Fprintf(progress, "bench: memory while one battle grows to %d events\n", o.MemoryEvents)
-	p, err := setUpCampaign(ctx, a.Ledger, camp, func(acked) {})
+	p, err := setUpCampaign(ctx, a.Door, camp, func(acked) {})
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func runMemory(ctx context.Context, a *App, o leagueOptions, tag string, progres
 	for i := range o.MemoryBattles {
 		if i%o.PerCampaign == 0 {
 			c = fmt.Sprintf("%s-m%04d", tag, i/o.PerCampaign+1)
-			if camps, err = setUpCampaign(ctx, a.Ledger, c, func(acked) {}); err != nil {
+			if camps, err = setUpCampaign(ctx, a.Door, c, func(acked) {}); err != nil {
 				return nil, err
 			}
 		}
@@ -145,8 +145,8 @@ func runMemory(ctx context.Context, a *App, o leagueOptions, tag string, progres
 }
 
 // printMemory writes the memory part of a league run.
-func printMemory(w io.Writer, m *memoryResult) {
-	verdictOf := func(pts []memoryPoint) (float64, string) {
+func printMemory(w io.Writer, m *MemoryResult) {
+	verdictOf := func(pts []MemoryPoint) (float64, string) {
 		worst := 0.0
 		for _, p := range pts {
 			worst = max(worst, p.RSSMiB)
