@@ -28,6 +28,9 @@ func TestDependenciesPointInward(t *testing.T) {
 		// projection reach it through interfaces wired in cmd/ledger.
 		"app":    {"github.com/nats-io/", "database/sql", "github.com/mattn/go-sqlite3", "github.com/spf13/", "net/http", mod + "projections/sqlite", mod + "events/jetstream", mod + "web", mod + "client"},
 		"client": {"github.com/nats-io/", "database/sql", "github.com/mattn/go-sqlite3", "github.com/spf13/", mod + "projections/sqlite", mod + "events/jetstream", mod + "web"},
+		// The bench measures what cmd/ledger wires and hands it (an
+		// Opener): it never reaches for the wiring, nor for the CLI.
+		"internal/bench": {mod + "cmd", "github.com/spf13/", "github.com/nats-io/", mod + "events/jetstream", mod + "web"},
 	}
 	// The program never reads the test harness's dice (internal/dicetest)
 	// nor its fuzz budgets (internal/bounded): only test code imports them.
