@@ -13,9 +13,10 @@ import (
 // TestStandings plays the two-battle campaign of
 // testdata/scenarios/f-campaign.yaml (a flank march lost in battle one,
 // back on its roster for battle two) through `ledger play`, then: `ledger
-// standings` prints the standings and rosters the campaign service folds
-// from the log (campaign.Service.Standings; the projection's own tables
-// equal them: projections/sqlite's TestStandingsEqualTheService); an
+// standings` prints the standings and rosters, read from the projection,
+// that the campaign service folds from the log
+// (campaign.Service.Standings), with the projection's sequence: the log's
+// last, as the CLI brings the projection up to it before any query; an
 // unknown campaign is an error; and `ledger projections verify` passes, the
 // campaign view's tables included.
 func TestStandings(t *testing.T) {
@@ -41,8 +42,16 @@ func TestStandings(t *testing.T) {
 		t.Log(out)
 	}
 
+	raw := []byte(c.ok("standings", "f-campaign", "-o", "json"))
 	var got campaign.Standings
-	if err := json.Unmarshal([]byte(c.ok("standings", "f-campaign", "-o", "json")), &got); err != nil {
+	var read struct {
+		Source   string `json:"source"`
+		Sequence uint64 `json:"sequence"`
+	}
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &read); err != nil {
 		t.Fatal(err)
 	}
 	a, err := OpenApp(context.Background(), c.cfg, AppOptions{Entropy: c.entropy})
@@ -50,12 +59,17 @@ func TestStandings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, err := a.Service.Standings(context.Background(), "f-campaign")
+	last, lerr := a.Log.LastSequence(context.Background())
 	a.Close()
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || lerr != nil {
+		t.Fatal(err, lerr)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ledger standings -o json:\n%+v\nthe service folds:\n%+v", got, want)
+	}
+	// Read from the projection, which the CLI brought up to the log's end.
+	if read.Source != "projection" || read.Sequence != last {
+		t.Errorf("ledger standings -o json: source %q, sequence %d; the log's last sequence is %d", read.Source, read.Sequence, last)
 	}
 
 	if code, _, errs := c.run("standings", "no-such-campaign"); code != exitError || !strings.Contains(errs, "no campaign no-such-campaign") {
