@@ -18,6 +18,7 @@ import (
 	"github.com/clubledger/ledger/campaign/loadgen"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/memlog"
+	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/sqlite"
 )
 
@@ -159,6 +160,12 @@ func (l *failingFollow) Follow(ctx context.Context, after uint64, fn func(events
 type failingProjection struct{ *sqlite.DB }
 
 func (failingProjection) ApplyBatch(context.Context, []events.Envelope) error {
+	return errors.New("the projection broke")
+}
+
+// ApplyPrepared fails as ApplyBatch does: the SQLite projection prepares
+// its batches apart (projections.Preparer), and Run then applies them so.
+func (failingProjection) ApplyPrepared(context.Context, projections.Prepared) error {
 	return errors.New("the projection broke")
 }
 

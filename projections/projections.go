@@ -24,6 +24,29 @@ type Projection interface {
 	ApplyBatch(ctx context.Context, evs []events.Envelope) error
 }
 
+// Preparer is a Projection that can do apart, and ahead, the part of
+// applying a batch that depends on its events alone (decoding payloads,
+// hashing, checking signatures, making the rows each event adds): Run then
+// prepares the next batch on a goroutine of its own while the one before is
+// applied, so that a rebuild uses a second core for that part. A type that
+// embeds a Preparer to change how batches are applied must change
+// ApplyPrepared too (or hide the Preparer): Run does not call ApplyBatch
+// on a Preparer.
+type Preparer interface {
+	Projection
+	// PrepareBatch prepares evs. It reads no state of the projection, so it
+	// may run while ApplyPrepared applies an earlier batch.
+	PrepareBatch(evs []events.Envelope) Prepared
+	// ApplyPrepared is ApplyBatch of a batch PrepareBatch made.
+	ApplyPrepared(ctx context.Context, b Prepared) error
+}
+
+// Prepared is a batch a Preparer prepared: its events, and what the
+// projection made of them.
+type Prepared interface {
+	Events() []events.Envelope
+}
+
 // ProjectionError is Run's error when the projection itself failed (reading
 // its checkpoint, applying a batch), as against the log: following again
 // does not mend it, unless it is ErrStorage (a disk that takes writes
@@ -94,18 +117,39 @@ func Run(ctx context.Context, log events.Log, p Projection, opts RunOptions) err
 		return nil
 	}
 	// The log is read (and each event decoded) while the previous batch is
-	// being written: a reader and one applier, handing over whole batches.
+	// being written: a reader and one applier, handing over whole batches;
+	// with a Preparer, a third stage between them prepares each batch
+	// while the one before is applied.
 	followCtx, stopFollow := context.WithCancel(ctx)
 	defer stopFollow()
 	batches := make(chan []events.Envelope, 1)
+	toApply := make(chan Prepared, 1)
+	pp, preparing := p.(Preparer)
+	go func() {
+		defer close(toApply)
+		for b := range batches {
+			var pb Prepared = plain(b)
+			if preparing {
+				pb = pp.PrepareBatch(b)
+			}
+			toApply <- pb
+		}
+	}()
 	applied := make(chan error, 1)
 	go func() {
 		var failed error
-		for b := range batches {
+		for pb := range toApply {
 			if failed != nil {
 				continue // drain what the reader had already handed over
 			}
-			if err := p.ApplyBatch(ctx, b); err != nil {
+			b := pb.Events()
+			var err error
+			if preparing {
+				err = pp.ApplyPrepared(ctx, pb)
+			} else {
+				err = p.ApplyBatch(ctx, b)
+			}
+			if err != nil {
 				failed = &ProjectionError{Op: fmt.Sprintf("apply events %d..%d", b[0].Sequence, b[len(b)-1].Sequence), Err: err}
 				stopFollow()
 				continue
@@ -157,3 +201,8 @@ func Run(ctx context.Context, log events.Log, p Projection, opts RunOptions) err
 	}
 	return err
 }
+
+// plain is a batch no Preparer prepared.
+type plain []events.Envelope
+
+func (p plain) Events() []events.Envelope { return p }

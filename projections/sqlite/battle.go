@@ -50,33 +50,30 @@ func (d *DB) battle(ctx context.Context, tx *txw, key events.Key) (*battleState,
 	return b, nil
 }
 
-func (d *DB) applyBattleEvent(ctx context.Context, tx *txw, e *events.Envelope, touched map[events.Key]*battleState) error {
+func (d *DB) applyBattleEvent(ctx context.Context, tx *txw, e *events.Envelope, it *preparedEvent, touched map[events.Key]*battleState) error {
+	if it.err != nil {
+		return it.err
+	}
 	key := e.Key()
 	b, err := d.battle(ctx, tx, key)
 	if err != nil {
 		return err
 	}
-	payload, err := d.reg.Upcast(e)
-	if err != nil {
-		return err
-	}
-	ev, err := rules.DecodeEvent(e.Type, payload)
-	if err != nil {
-		return err
-	}
-	rules.Apply(b.state, ev)
+	rules.Apply(b.state, it.ev)
 	b.version = e.Version
 	b.dirty |= dirtyFor(e.Type)
 	touched[key] = b
-	if rules.IsDisputeEvent(e.Type) {
-		return insertDisputeRows(ctx, tx, e, ev)
+	for _, r := range it.rows {
+		if _, err := tx.ExecContext(ctx, r.query, r.args...); err != nil {
+			return err
+		}
 	}
-	return insertEventRows(ctx, tx, e, ev)
+	return nil
 }
 
 // insertEventRows writes the rows one event adds to the history tables
 // (orders, rolls, unit actions, players' dice seeds).
-func insertEventRows(ctx context.Context, tx *txw, e *events.Envelope, ev rules.Event) error {
+func insertEventRows(ctx context.Context, tx execer, e *events.Envelope, ev rules.Event) error {
 	var err error
 	key := e.Key()
 	action := func(turn int, unit string, used int, from, to *geom.Base, dist *float64, formation, target string, contact bool, detail string) error {

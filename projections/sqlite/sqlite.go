@@ -60,6 +60,9 @@ type DB struct {
 	battles    map[events.Key]*battleState
 	maxBattles int
 	used       uint64
+	// kept are the projector's statements, prepared once on the file's
+	// connection and reused by every batch (txw); owned by apply.
+	kept map[string]*sql.Stmt
 	// keys, when set, are the ledger's: only events signed by them, and
 	// following their stream's last event, are applied (verify.go).
 	keys *events.Keyring
@@ -117,7 +120,7 @@ func OpenWith(path string, opts Options) (*DB, error) {
 	if opts.CachedBattles <= 0 {
 		opts.CachedBattles = DefaultCachedBattles
 	}
-	return &DB{db: db, path: path, reg: opts.Registry, keys: opts.Keys, damaged: damaged, battles: map[events.Key]*battleState{}, maxBattles: opts.CachedBattles}, nil
+	return &DB{db: db, path: path, reg: opts.Registry, keys: opts.Keys, damaged: damaged, battles: map[events.Key]*battleState{}, maxBattles: opts.CachedBattles, kept: map[string]*sql.Stmt{}}, nil
 }
 
 // Damaged says what OpenWith did with a file it could not read (moved it
@@ -170,8 +173,11 @@ func (d *DB) Registry() *events.Registry { return d.reg }
 
 // Close closes the file.
 func (d *DB) Close() error {
+	d.apply.Lock()
+	defer d.apply.Unlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.dropKept()
 	if err := d.db.Close(); err != nil {
 		return err
 	}
@@ -266,7 +272,15 @@ func (d *DB) checkpoint(ctx context.Context) (uint64, error) {
 // ApplyBatch applies evs and moves the checkpoint, in one transaction. An
 // event at or below the checkpoint is skipped, so a batch delivered twice
 // counts once.
-func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) {
+func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) error {
+	return d.ApplyPrepared(ctx, d.PrepareBatch(evs))
+}
+
+// ApplyPrepared is ApplyBatch of a batch PrepareBatch made
+// (projections.Preparer).
+func (d *DB) ApplyPrepared(ctx context.Context, pb projections.Prepared) (err error) {
+	p := pb.(*prepared)
+	evs := p.evs
 	if len(evs) == 0 {
 		return nil
 	}
@@ -287,7 +301,7 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 	if err != nil {
 		return fmt.Errorf("sqlite: begin: %w", err)
 	}
-	tx := &txw{Tx: sqlTx, stmts: map[string]*sql.Stmt{}}
+	tx := &txw{Tx: sqlTx, d: d, stmts: map[string]*sql.Stmt{}}
 	bt := &batch{touched: map[events.Key]*battleState{}, standings: map[string]int{},
 		heads: map[events.Key]*streamHead{}, moved: map[events.Key]bool{}, stopped: map[events.Key]int{}}
 	touched := bt.touched
@@ -304,10 +318,7 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 	if err := d.loadStopped(ctx, tx, bt); err != nil {
 		return fmt.Errorf("sqlite: stopped streams: %w", err)
 	}
-	var verified []events.Verified
-	if d.keys != nil {
-		verified = verifyHeads(evs)
-	}
+	verified := p.verified
 	last := cp
 	for i := range evs {
 		e := &evs[i]
@@ -334,10 +345,10 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 			}
 			continue
 		}
-		if err := d.applyEvent(ctx, tx, e, bt); err != nil {
+		if err := d.applyEvent(ctx, tx, e, &p.items[i], bt); err != nil {
 			return fmt.Errorf("sqlite: event %d (%s %s): %w", e.Sequence, e.Type, e.ID, err)
 		}
-		h.version, h.hash = e.Version, events.Hash(e.Raw)
+		h.version, h.hash = e.Version, p.items[i].hash
 		bt.moved[key] = true
 	}
 	if err := writeHeads(ctx, tx, bt); err != nil {
@@ -370,6 +381,7 @@ func (d *DB) ApplyBatch(ctx context.Context, evs []events.Envelope) (err error) 
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: commit: %w", err)
 	}
+	d.keep(ctx, tx.fresh)
 	// Keep state in memory for open battles only: an ended battle's state
 	// is in battle_state should an event ever follow.
 	for _, k := range keys {
@@ -419,33 +431,71 @@ type batch struct {
 	stopped map[events.Key]int
 }
 
-func (d *DB) applyEvent(ctx context.Context, tx *txw, e *events.Envelope, bt *batch) error {
+func (d *DB) applyEvent(ctx context.Context, tx *txw, e *events.Envelope, it *preparedEvent, bt *batch) error {
 	if e.Battle == "" {
 		return d.applyCampaignEvent(ctx, tx, e, bt)
 	}
-	return d.applyBattleEvent(ctx, tx, e, bt.touched)
+	return d.applyBattleEvent(ctx, tx, e, it, bt.touched)
 }
 
 // txw is a batch's transaction that prepares each statement once: a batch
 // runs the same few statements hundreds of times, and preparing them was a
-// third of the projector's time.
+// third of the projector's time. A statement a batch prepared is kept
+// prepared on the connection for the batches after it (DB.kept).
 type txw struct {
 	*sql.Tx
+	d     *DB
 	stmts map[string]*sql.Stmt
+	// fresh are the statements this transaction had to prepare itself.
+	fresh []string
 }
 
 // ExecContext runs query with args on the transaction's prepared statement
-// for query. The statements close with the transaction.
+// for query. The statements close with the transaction; the kept ones stay
+// prepared on the connection.
 func (t *txw) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	st, ok := t.stmts[query]
 	if !ok {
-		var err error
-		if st, err = t.Tx.PrepareContext(ctx, query); err != nil {
-			return nil, err
+		if kept := t.d.kept[query]; kept != nil {
+			st = t.Tx.StmtContext(ctx, kept)
+		} else {
+			var err error
+			if st, err = t.Tx.PrepareContext(ctx, query); err != nil {
+				return nil, err
+			}
+			t.fresh = append(t.fresh, query)
 		}
 		t.stmts[query] = st
 	}
 	return st.ExecContext(ctx, args...)
+}
+
+// maxKept bounds the statements kept prepared: the projector's are a few
+// dozen fixed texts.
+const maxKept = 200
+
+// keep prepares, on the file's one connection and outside any transaction,
+// the statements the last batch had to prepare itself, so that the next
+// batches reuse them. Called with apply held, after a commit. A statement
+// that cannot be kept is prepared again by the next batch.
+func (d *DB) keep(ctx context.Context, queries []string) {
+	for _, q := range queries {
+		if len(d.kept) >= maxKept {
+			return
+		}
+		if st, err := d.db.PrepareContext(ctx, q); err == nil {
+			d.kept[q] = st
+		}
+	}
+}
+
+// dropKept closes the kept statements: before the file is closed, leaves
+// WAL mode or is swapped. Called with apply held, or d.mu for writing.
+func (d *DB) dropKept() {
+	for q, st := range d.kept {
+		st.Close()
+		delete(d.kept, q)
+	}
 }
 
 // verifyHeads verifies one signature per stream of the batch: its last

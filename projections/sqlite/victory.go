@@ -167,7 +167,7 @@ func nonNil[T any](s []T) []T {
 // insertDisputeRows keeps the disputes and retractions tables: a row when
 // a dispute is raised or a retraction requested, updated by the ruling or
 // the answer. Who did it is the event's actor.
-func insertDisputeRows(ctx context.Context, tx *txw, e *events.Envelope, ev rules.Event) error {
+func insertDisputeRows(ctx context.Context, tx execer, e *events.Envelope, ev rules.Event) error {
 	key := e.Key()
 	var err error
 	switch x := ev.(type) {
