@@ -14,6 +14,7 @@ import (
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/internal/bench"
+	"github.com/clubledger/ledger/projections/sqlite"
 )
 
 // `ledger bench`: the command (its flags, their checks, the output). The
@@ -122,7 +123,7 @@ docs/performance.md records figures and how to read them.`,
 	f.IntVar(&o.Commands, "commands", 2000, "commands through the full path, on one battle")
 	f.IntVar(&o.Rounds, "rounds", 3, "rounds of raw read, raw write and rebuild, interleaved; the best of each is kept")
 	f.IntVar(&o.Events, "events", 50000, "events of the synthetic campaign the projection is rebuilt from")
-	f.IntVar(&o.Batch, "batch", 1000, "events per projection transaction (and rows per raw-write transaction)")
+	f.IntVar(&o.Batch, "batch", sqlite.DefaultBuildBatch, "events per projection transaction (and rows per raw-write transaction)")
 	f.BoolVar(&o.NoSync, "no-sync", false, "run the embedded server without an fsync per write (nats.sync_always false)")
 	f.StringVar(&o.Dir, "dir", "", "folder for the temporary ledger (default the system's temporary folder)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the temporary ledger")

@@ -170,7 +170,7 @@ under its projector's lock, swapped in): see docs/projections.md.`,
 		},
 	}
 	cmd.Flags().BoolVar(&fresh, "fresh", false, "discard an interrupted rebuild instead of resuming it")
-	cmd.Flags().IntVar(&batch, "batch", 1000, "events applied per transaction")
+	cmd.Flags().IntVar(&batch, "batch", sqlite.DefaultBuildBatch, "events applied per transaction")
 	return cmd
 }
 

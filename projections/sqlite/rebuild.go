@@ -31,11 +31,22 @@ type BuildOptions struct {
 	// build: batches and checkpoint commit together, so the resumed file
 	// equals one built in one go.
 	Fresh bool
-	// BatchSize, Until and OnProgress are passed to projections.Run.
+	// BatchSize is the most events applied in one transaction (default
+	// DefaultBuildBatch). BatchSize, Until and OnProgress are passed to
+	// projections.Run.
 	BatchSize  int
 	Until      uint64
 	OnProgress func(projections.Progress)
 }
+
+// DefaultBuildBatch is BuildOptions.BatchSize's default: a rebuild rewrites
+// each battle's current-state rows and folded state once per batch, and
+// commits once per batch, so fewer, larger batches cost less per event.
+// Measured with ledger bench on 200,000 events: 83,324 events/s with 1,000,
+// 101,578 with 4,000, 97,491 with 8,000 (peak heap growth 45, 52 and 64
+// MiB). A live projector applies what arrives, in batches of up to
+// projections.RunOptions' default.
+const DefaultBuildBatch = 4000
 
 // Build projects log from its first event into a new SQLite file at path
 // (AsidePath of the live file, for a rebuild), up to the log's last event at
@@ -50,6 +61,9 @@ func Build(ctx context.Context, log events.Log, path string, opts BuildOptions) 
 	db, err := OpenWith(path, Options{Registry: opts.Registry, Keys: opts.Keys})
 	if err != nil {
 		return err
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = DefaultBuildBatch
 	}
 	runErr := projections.Run(ctx, log, db, projections.RunOptions{BatchSize: opts.BatchSize, Until: opts.Until, OnProgress: opts.OnProgress})
 	if runErr == nil && ctx.Err() != nil {
@@ -74,6 +88,7 @@ func Build(ctx context.Context, log events.Log, path string, opts BuildOptions) 
 // journalDelete switches the file from WAL to a rollback journal, which
 // SQLite allows only to the file's sole connection.
 func (d *DB) journalDelete(ctx context.Context) error {
+	d.dropKept()
 	var mode string
 	if err := d.db.QueryRowContext(ctx, `PRAGMA journal_mode=DELETE`).Scan(&mode); err != nil {
 		return fmt.Errorf("leave WAL mode: %w", err)
