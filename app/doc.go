@@ -18,7 +18,8 @@
 // to its own side and the umpire; events by audience; no token hashes).
 //
 // Each query has one source, named in its doc comment: the log folded
-// through the rules (state, replay, events, dice, disputes, audit,
-// standings), or the SQLite projection (the campaign list and a campaign's
-// battles with where they stand).
+// through the rules (state, replay, events, dice, disputes, audit), or the
+// SQLite projection (the campaign list, a campaign's battles with where
+// they stand, and its standings with the sequence they are true at; see
+// Session.Standings for what still comes from the log).
 package app

@@ -10,8 +10,9 @@
 // the events and applies them; a projection or a reviewer replays the same
 // events and gets the same state (the replay invariant, tested).
 //
-// The package is pure (STYLE.md): standard library, go.yaml.in/yaml/v3 and
-// rules/geom only; no clock, no randomness, no goroutines, no I/O. Dice come
+// The package is pure (docs/architecture.md; TestPurity): standard library,
+// go.yaml.in/yaml/v3, go-json-experiment/json/v1 (encoding/json's
+// semantics, faster), rules/geom and rules/dice only; no clock, no randomness, no goroutines, no I/O. Dice come
 // in through the Dice interface: Decide asks for each roll with a battle-wide
 // counter and a purpose, and records the answer as a dice.rolled event before
 // the event it feeds, so a replay reads the rolls and never rolls again.
