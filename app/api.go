@@ -57,12 +57,13 @@ type API interface {
 	// Status is the ledger's health: the log, the projection and its lag
 	// (the operator's).
 	Status(ctx context.Context) (Status, error)
-	// RebuildProjection rebuilds the projection from the log aside and
-	// swaps it in (the operator's).
-	RebuildProjection(ctx context.Context) (Rebuilt, error)
+	// RebuildProjection rebuilds the projection from the log aside, going
+	// on from an interrupted rebuild unless opt.Fresh, and swaps it in
+	// (the operator's).
+	RebuildProjection(ctx context.Context, opt RebuildOptions) (Rebuilt, error)
 	// VerifyProjection builds the projection afresh up to the live one's
 	// checkpoint and compares them table by table (the operator's).
-	VerifyProjection(ctx context.Context) (Verified, error)
+	VerifyProjection(ctx context.Context, opt VerifyOptions) (Verified, error)
 	// Backup writes the whole log and the sealed vault to w, a consistent
 	// cut (ledger-backup-v1; the operator's).
 	Backup(ctx context.Context, w io.Writer) (BackedUp, error)
@@ -366,6 +367,37 @@ type Verified struct {
 	// projection equals the log's).
 	Tables      int      `json:"tables"`
 	Differences []string `json:"differences"`
+	// Rows are the tables compared, each with its rows in the projection
+	// and in the rebuild.
+	Rows []TableCompared `json:"rows,omitempty"`
+}
+
+// TableCompared is one table of a verification.
+type TableCompared struct {
+	Table   string `json:"table"`
+	Rows    int    `json:"rows"`
+	Rebuilt int    `json:"rebuilt_rows"`
+	Same    bool   `json:"same"`
+}
+
+// VerifyOptions tune VerifyProjection.
+type VerifyOptions struct {
+	// Progress, when set, is told the scratch build's progress (in this
+	// process only: a client's door does not report it).
+	Progress func(projections.Progress) `json:"-"`
+}
+
+// RebuildOptions tune RebuildProjection.
+type RebuildOptions struct {
+	// Fresh discards an interrupted rebuild instead of resuming it.
+	Fresh bool
+	// Batch is the most events applied per transaction (0: the default).
+	Batch int
+	// Resuming, when set, is told the interrupted rebuild's file and the
+	// log sequence the rebuild goes on from, before it starts; Progress
+	// the build's progress (both in this process only).
+	Resuming func(file string, seq uint64) `json:"-"`
+	Progress func(projections.Progress)    `json:"-"`
 }
 
 // BackedUp says what a backup wrote.
@@ -384,4 +416,12 @@ type Rebuilt struct {
 	Rebuilt    bool    `json:"rebuilt"`
 	Checkpoint uint64  `json:"checkpoint"`
 	Seconds    float64 `json:"seconds"`
+	// Path is the projection's file.
+	Path string `json:"path,omitempty"`
+	// ResumedFrom is the log sequence an interrupted rebuild went on
+	// from (none: built from the first event).
+	ResumedFrom uint64 `json:"resumed_from,omitempty"`
+	// Events were applied by this rebuild, at EventsPerSecond.
+	Events          uint64  `json:"events"`
+	EventsPerSecond float64 `json:"events_per_second"`
 }

@@ -30,11 +30,12 @@ type ReadModel interface {
 }
 
 // Admin is the operator's work on the projection, wired by whoever owns
-// it (cmd/ledger): its status and a rebuild.
+// it (cmd/ledger, over projections/sqlite's Rebuild and Verify): its
+// status, a rebuild, a verification and a backup.
 type Admin interface {
 	Status(ctx context.Context) (Status, error)
-	Rebuild(ctx context.Context) (Rebuilt, error)
-	Verify(ctx context.Context) (Verified, error)
+	Rebuild(ctx context.Context, opt RebuildOptions) (Rebuilt, error)
+	Verify(ctx context.Context, opt VerifyOptions) (Verified, error)
 	Backup(ctx context.Context, w io.Writer) (BackedUp, error)
 }
 

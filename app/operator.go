@@ -58,27 +58,30 @@ func (s *Session) Status(ctx context.Context) (Status, error) {
 }
 
 // RebuildProjection rebuilds the projection (the operator's).
-func (s *Session) RebuildProjection(ctx context.Context) (Rebuilt, error) {
+func (s *Session) RebuildProjection(ctx context.Context, opt RebuildOptions) (Rebuilt, error) {
 	if err := s.operatorOnly(ctx, "rebuilding the projection"); err != nil {
 		return Rebuilt{}, err
 	}
 	if s.l.opts.Admin == nil {
 		return Rebuilt{}, s.fail(notFound("this ledger cannot rebuild its projection"), noVars)
 	}
-	r, err := s.l.opts.Admin.Rebuild(ctx)
+	if opt.Batch < 0 {
+		return Rebuilt{}, s.fail(invalid("%s: want a whole number", "batch"), noVars)
+	}
+	r, err := s.l.opts.Admin.Rebuild(ctx, opt)
 	return r, s.fail(err, noVars)
 }
 
 // VerifyProjection compares the projection with a fresh build (the
 // operator's).
-func (s *Session) VerifyProjection(ctx context.Context) (Verified, error) {
+func (s *Session) VerifyProjection(ctx context.Context, opt VerifyOptions) (Verified, error) {
 	if err := s.operatorOnly(ctx, "verifying the projection"); err != nil {
 		return Verified{}, err
 	}
 	if s.l.opts.Admin == nil {
 		return Verified{}, s.fail(notFound("this ledger has no projection to verify"), noVars)
 	}
-	v, err := s.l.opts.Admin.Verify(ctx)
+	v, err := s.l.opts.Admin.Verify(ctx, opt)
 	return v, s.fail(err, noVars)
 }
 

@@ -341,9 +341,18 @@ func (c *Client) Status(ctx context.Context) (app.Status, error) {
 	return v, c.get(ctx, "/api/admin/status", nil, &v)
 }
 
-// RebuildProjection rebuilds the server's projection.
-func (c *Client) RebuildProjection(ctx context.Context) (app.Rebuilt, error) {
-	resp, err := c.request(ctx, http.MethodPost, "/api/admin/projections/rebuild", nil, nil)
+// RebuildProjection rebuilds the server's projection: fresh=true and batch
+// go as query parameters; opt's callbacks are not called (the server
+// reports no progress).
+func (c *Client) RebuildProjection(ctx context.Context, opt app.RebuildOptions) (app.Rebuilt, error) {
+	q := url.Values{}
+	if opt.Fresh {
+		q.Set("fresh", "true")
+	}
+	if opt.Batch != 0 {
+		q.Set("batch", strconv.Itoa(opt.Batch))
+	}
+	resp, err := c.request(ctx, http.MethodPost, "/api/admin/projections/rebuild", q, nil)
 	if err != nil {
 		return app.Rebuilt{}, err
 	}
@@ -358,8 +367,9 @@ func IsUnavailable(err error) bool {
 	return errors.As(err, &ae) && ae.Kind == app.KindUnavailable
 }
 
-// VerifyProjection compares the server's projection with a fresh build.
-func (c *Client) VerifyProjection(ctx context.Context) (app.Verified, error) {
+// VerifyProjection compares the server's projection with a fresh build,
+// table by table (opt.Progress is not called).
+func (c *Client) VerifyProjection(ctx context.Context, _ app.VerifyOptions) (app.Verified, error) {
 	resp, err := c.request(ctx, http.MethodPost, "/api/admin/projections/verify", nil, nil)
 	if err != nil {
 		return app.Verified{}, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -226,13 +227,30 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 	s.answer(w, r, v, err)
 }
 
+// handleRebuild rebuilds the projection: ?fresh=true discards an
+// interrupted rebuild instead of resuming it, ?batch=N applies N events a
+// transaction.
 func (s *Server) handleRebuild(w http.ResponseWriter, r *http.Request) {
-	v, err := s.session(r).RebuildProjection(r.Context())
+	var opt app.RebuildOptions
+	if f := r.URL.Query().Get("fresh"); f != "" {
+		var err error
+		if opt.Fresh, err = strconv.ParseBool(f); err != nil {
+			s.writeError(w, r, app.Errorf(app.KindInvalid, "bad_request", "%s %q: want true or false", "fresh", f))
+			return
+		}
+	}
+	batch, err := uintParam(r, "batch", 0)
+	if err != nil || batch > math.MaxInt32 {
+		s.writeError(w, r, app.Errorf(app.KindInvalid, "bad_request", "%s: want a whole number", "batch"))
+		return
+	}
+	opt.Batch = int(batch)
+	v, err := s.session(r).RebuildProjection(r.Context(), opt)
 	s.answer(w, r, v, err)
 }
 
 func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request) {
-	v, err := s.session(r).VerifyProjection(r.Context())
+	v, err := s.session(r).VerifyProjection(r.Context(), app.VerifyOptions{})
 	s.answer(w, r, v, err)
 }
 

@@ -211,8 +211,14 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 	}
 	a.Service = campaign.NewService(gatedLog{Log: a.Log, refuse: a.refusal, explain: a.store.check}, a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy, Signer: k.Signer, Keys: a.Ring,
 		CachedStreams: cfg.Cache.Streams})
+	doorLog := opts.Logger
+	if doorLog == nil {
+		// Discarded, as AppOptions says: the CLI says an error's cause
+		// itself (cli.exit), once.
+		doorLog = slog.New(slog.DiscardHandler)
+	}
 	a.Ledger, err = app.New(app.Options{
-		Service: a.Service, Log: a.Log, Read: a.DB, Admin: adminOps{a}, Lang: cfg.Lang, Logger: opts.Logger, Observer: observer, Keys: a.Ring,
+		Service: a.Service, Log: a.Log, Read: a.DB, Admin: adminOps{a}, Lang: cfg.Lang, Logger: doorLog, Observer: observer, Keys: a.Ring,
 		TrustImported:  a.Keys.Import,
 		TimelineEvents: cfg.Cache.TimelineEvents,
 		Projected: func(ctx context.Context, seq uint64) error {
@@ -339,97 +345,35 @@ func (o adminOps) Status(ctx context.Context) (app.Status, error) {
 	return st, nil
 }
 
-// Rebuild rebuilds aside and swaps in: under the running projector when a
-// server runs one, else directly.
-func (o adminOps) Rebuild(ctx context.Context) (app.Rebuilt, error) {
-	return o.rebuild(ctx, rebuildOptions{Fresh: true})
-}
-
-type rebuildOptions struct {
-	Fresh    bool
-	Batch    int
-	Progress func(projections.Progress)
-}
-
-func (o adminOps) rebuild(ctx context.Context, opt rebuildOptions) (app.Rebuilt, error) {
-	start := time.Now()
-	aside := sqlite.AsidePath(o.a.DB.Path())
-	if err := sqlite.Build(ctx, o.a.Log, aside, sqlite.BuildOptions{Registry: o.a.DB.Registry(), Keys: o.a.DB.Keys(), Fresh: opt.Fresh, BatchSize: opt.Batch, OnProgress: opt.Progress}); err != nil {
-		return app.Rebuilt{}, err
-	}
-	var err error
-	if o.a.projector != nil {
-		err = o.a.DB.SwapWhileProjecting(ctx, aside, o.a.Log)
-	} else {
-		err = o.a.DB.Swap(ctx, aside)
-	}
+// Rebuild rebuilds aside and swaps in (sqlite.Rebuild): under the running
+// projector when a server runs one, else directly.
+func (o adminOps) Rebuild(ctx context.Context, opt app.RebuildOptions) (app.Rebuilt, error) {
+	r, err := sqlite.Rebuild(ctx, o.a.Log, o.a.DB, sqlite.RebuildOptions{
+		Fresh: opt.Fresh, BatchSize: opt.Batch, OnResume: opt.Resuming, OnProgress: opt.Progress,
+		Projecting: o.a.projector != nil,
+	})
 	if err != nil {
 		return app.Rebuilt{}, err
 	}
-	cp, err := o.a.DB.Checkpoint(ctx)
 	// The projection now holds what the log holds: a log that had lost
 	// events is trusted as it is from here on.
 	o.a.lost.check(ctx)
-	return app.Rebuilt{Rebuilt: err == nil, Checkpoint: cp, Seconds: time.Since(start).Seconds()}, err
+	return app.Rebuilt{Rebuilt: true, Path: r.Path, ResumedFrom: r.ResumedFrom, Checkpoint: r.Checkpoint,
+		Events: r.Events, Seconds: r.Seconds, EventsPerSecond: r.EventsPerSecond()}, nil
 }
 
 // Verify rebuilds into a scratch file up to the live checkpoint and
-// compares the two table by table.
-func (o adminOps) Verify(ctx context.Context) (app.Verified, error) {
-	v, _, err := o.verify(ctx, nil)
-	return v, err
-}
-
-func (o adminOps) verify(ctx context.Context, progress func(projections.Progress)) (app.Verified, []tableCompare, error) {
-	if o.a.projector == nil {
-		if err := o.a.CatchUp(ctx, nil); err != nil {
-			return app.Verified{}, nil, err
-		}
-	}
-	cp, err := o.a.DB.Checkpoint(ctx)
+// compares the two table by table (sqlite.Verify).
+func (o adminOps) Verify(ctx context.Context, opt app.VerifyOptions) (app.Verified, error) {
+	v, err := sqlite.Verify(ctx, o.a.Log, o.a.DB, sqlite.VerifyOptions{OnProgress: opt.Progress, Projecting: o.a.projector != nil})
 	if err != nil {
-		return app.Verified{}, nil, err
+		return app.Verified{}, err
 	}
-	dir, err := os.MkdirTemp("", "ledger-verify-")
-	if err != nil {
-		return app.Verified{}, nil, fmt.Errorf("verify: scratch folder: %w", err)
+	out := app.Verified{Checkpoint: v.Checkpoint, Tables: len(v.Tables), Differences: v.Differences()}
+	for _, t := range v.Tables {
+		out.Rows = append(out.Rows, app.TableCompared(t))
 	}
-	defer os.RemoveAll(dir)
-	scratch := filepath.Join(dir, "rebuild.db")
-	if err := sqlite.Build(ctx, o.a.Log, scratch, sqlite.BuildOptions{Registry: o.a.DB.Registry(), Keys: o.a.DB.Keys(), Fresh: true, Until: cp, OnProgress: progress}); err != nil {
-		return app.Verified{}, nil, err
-	}
-	rebuilt, err := sqlite.OpenWith(scratch, sqlite.Options{Registry: o.a.DB.Registry(), Keys: o.a.DB.Keys()})
-	if err != nil {
-		return app.Verified{}, nil, err
-	}
-	defer rebuilt.Close()
-	got, err := o.a.DB.Digest(ctx)
-	if err != nil {
-		return app.Verified{}, nil, err
-	}
-	want, err := rebuilt.Digest(ctx)
-	if err != nil {
-		return app.Verified{}, nil, err
-	}
-	v := app.Verified{Checkpoint: cp, Tables: len(got), Differences: []string{}}
-	var rows []tableCompare
-	for i := range got {
-		r := tableCompare{Table: got[i].Table, Rows: got[i].Rows, Rebuilt: want[i].Rows, Same: got[i].Hash == want[i].Hash}
-		if !r.Same {
-			v.Differences = append(v.Differences, r.Table)
-		}
-		rows = append(rows, r)
-	}
-	return v, rows, nil
-}
-
-// tableCompare is one table of a verification.
-type tableCompare struct {
-	Table   string `json:"table"`
-	Rows    int    `json:"rows"`
-	Rebuilt int    `json:"rebuilt_rows"`
-	Same    bool   `json:"same"`
+	return out, nil
 }
 
 // Backup writes the log and the vault.

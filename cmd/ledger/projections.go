@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -74,16 +73,6 @@ func (c *cli) projectionsStatusCommand() *cobra.Command {
 	}
 }
 
-// rebuildResult is what `projections rebuild -o json` prints.
-type rebuildResult struct {
-	Path       string  `json:"path"`
-	Resumed    uint64  `json:"resumed_from,omitempty"`
-	Checkpoint uint64  `json:"checkpoint"`
-	Events     uint64  `json:"events"`
-	Seconds    float64 `json:"seconds"`
-	Rate       float64 `json:"events_per_second"`
-}
-
 func (c *cli) projectionsRebuildCommand() *cobra.Command {
 	var fresh bool
 	var batch int
@@ -103,85 +92,39 @@ projection without stopping (built aside, caught up to the live checkpoint
 under its projector's lock, swapped in): see docs/projections.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			api, app, release, err := c.connect()
+			api, a, release, err := c.connect()
 			if err != nil {
 				return err
 			}
 			defer release()
-			if app == nil {
-				// Through the door: the server rebuilds its own.
-				r, err := api.RebuildProjection(c.ctx)
-				if err != nil {
-					return err
-				}
-				if c.output == "json" {
-					return writeJSON(c.stdout, r)
-				}
-				fmt.Fprintln(c.stdout, c.words().t("projections.server_rebuilt", "checkpoint", r.Checkpoint, "seconds", r.Seconds))
-				return nil
-			}
-			live := app.DB.Path()
-			aside := sqlite.AsidePath(live)
-			res := rebuildResult{Path: live}
-			if !fresh {
-				if _, err := os.Stat(aside); err == nil {
-					res.Resumed, err = checkpointOf(c.ctx, aside)
-					if err != nil {
-						return err
-					}
-					fmt.Fprintln(c.stderr, c.words().t("projections.resuming", "file", aside, "seq", res.Resumed))
-				}
-			}
+			// The same door whoever owns the folder: this process (with
+			// its progress), or the server, which rebuilds its own.
 			bar := newProgressReporter(c.stderr, "rebuild")
 			bar.words = c.words()
-			start := time.Now()
-			err = sqlite.Build(c.ctx, app.Log, aside, sqlite.BuildOptions{
-				Registry: app.DB.Registry(), Keys: app.DB.Keys(), Fresh: fresh, BatchSize: batch,
-				OnProgress: func(p projections.Progress) {
-					res.Events, res.Checkpoint = p.Applied, p.Sequence
-					bar.update(p)
+			r, err := api.RebuildProjection(c.ctx, app.RebuildOptions{
+				Fresh: fresh, Batch: batch, Progress: bar.update,
+				Resuming: func(file string, seq uint64) {
+					fmt.Fprintln(c.stderr, c.words().t("projections.resuming", "file", file, "seq", seq))
 				},
 			})
 			bar.finish()
 			if err != nil {
-				if c.ctx.Err() != nil {
-					return fmt.Errorf("rebuild interrupted at log sequence %d; run it again to resume: %w", res.Checkpoint, err)
-				}
 				return err
-			}
-			if err := app.DB.Swap(c.ctx, aside); err != nil {
-				if errors.Is(err, sqlite.ErrInUse) {
-					return fmt.Errorf("%w; another process has the projection open: stop it and run this again: the rebuilt projection is kept in %s and the next rebuild swaps it in", err, aside)
-				}
-				return err
-			}
-			if res.Checkpoint, err = app.DB.Checkpoint(c.ctx); err != nil {
-				return err
-			}
-			res.Seconds = time.Since(start).Seconds()
-			if res.Seconds > 0 {
-				res.Rate = float64(res.Events) / res.Seconds
 			}
 			if c.output == "json" {
-				return writeJSON(c.stdout, res)
+				return writeJSON(c.stdout, r)
 			}
-			fmt.Fprintln(c.stdout, c.words().t("projections.rebuilt", "db", live, "checkpoint", res.Checkpoint, "events", res.Events, "seconds", res.Seconds, "rate", res.Rate))
+			if a == nil {
+				fmt.Fprintln(c.stdout, c.words().t("projections.server_rebuilt", "checkpoint", r.Checkpoint, "seconds", r.Seconds))
+				return nil
+			}
+			fmt.Fprintln(c.stdout, c.words().t("projections.rebuilt", "db", r.Path, "checkpoint", r.Checkpoint, "events", r.Events, "seconds", r.Seconds, "rate", r.EventsPerSecond))
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&fresh, "fresh", false, "discard an interrupted rebuild instead of resuming it")
 	cmd.Flags().IntVar(&batch, "batch", sqlite.DefaultBuildBatch, "events applied per transaction")
 	return cmd
-}
-
-// checkpointOf reads the checkpoint of a projection file not in use.
-func checkpointOf(ctx context.Context, path string) (uint64, error) {
-	db, err := sqlite.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer db.Close()
-	return db.Checkpoint(ctx)
 }
 
 func (c *cli) projectionsVerifyCommand() *cobra.Command {
@@ -201,30 +144,21 @@ deterministic: rebuild it (ledger projections rebuild) and report a bug.`,
 			}
 			defer release()
 			w := c.words()
-			var v app.Verified
-			var rows []tableCompare
-			if a == nil {
-				v, err = api.VerifyProjection(c.ctx)
-			} else {
-				bar := newProgressReporter(c.stderr, "verify")
-				bar.words = c.words()
-				v, rows, err = adminOps{a}.verify(c.ctx, bar.update)
-				bar.finish()
-			}
+			bar := newProgressReporter(c.stderr, "verify")
+			bar.words = w
+			v, err := api.VerifyProjection(c.ctx, app.VerifyOptions{Progress: bar.update})
+			bar.finish()
 			if err != nil {
 				return damagedCheck(err, c.lang())
 			}
 			if c.output == "json" {
-				if err := writeJSON(c.stdout, struct {
-					app.Verified
-					Rows []tableCompare `json:"rows,omitempty"`
-				}{v, rows}); err != nil {
+				if err := writeJSON(c.stdout, v); err != nil {
 					return err
 				}
-			} else if len(rows) > 0 {
+			} else if len(v.Rows) > 0 {
 				tw := tabwriter.NewWriter(c.stdout, 0, 2, 2, ' ', 0)
 				fmt.Fprintln(tw, w.t("projections.verify_head"))
-				for _, r := range rows {
+				for _, r := range v.Rows {
 					res := w.t("projections.same")
 					if !r.Same {
 						res = w.t("projections.differs")

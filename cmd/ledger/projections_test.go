@@ -221,7 +221,7 @@ func asideCheckpoint(t *testing.T, path string) uint64 {
 	if _, err := os.Stat(path); err != nil {
 		return 0
 	}
-	cp, err := checkpointOf(context.Background(), path)
+	cp, err := sqlite.FileCheckpoint(context.Background(), path)
 	if err != nil {
 		t.Fatalf("the killed build's file: %v", err)
 	}

@@ -148,6 +148,12 @@ func (c *cli) exit(err error) int {
 			fmt.Fprintln(c.stderr, w.t("exit.error", "message", err.Error()))
 			return exitError
 		}
+	} else if cause := errors.Unwrap(ae); ae.Kind == app.KindInternal && cause != nil {
+		// The door in this process (the CLI owns the folder) has the
+		// cause at hand, where a server's only says it logged it: say
+		// what happened as it is, to the operator at this terminal.
+		fmt.Fprintln(c.stderr, w.t("exit.error", "message", cause.Error()))
+		return exitError
 	}
 	switch ae.Kind {
 	case app.KindRefused:
