@@ -98,6 +98,35 @@ func TestOpenAPIContract(t *testing.T) {
 		}
 	}
 
+	// The operator's rebuild and verify (POST), with the rebuild's query.
+	for _, path := range []string{"/api/admin/projections/rebuild?fresh=true&batch=50", "/api/admin/projections/verify"} {
+		req, _ := http.NewRequest("POST", ts.url+path, nil)
+		req.Header.Set("Authorization", "Bearer "+testAdminToken)
+		route, params, err := router.FindRoute(req)
+		if err != nil {
+			t.Errorf("POST %s: not in the spec: %v", path, err)
+			continue
+		}
+		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts}
+		if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+			t.Errorf("POST %s: the request does not follow the spec: %v", path, err)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Errorf("POST %s: %d: %s", path, res.StatusCode, body)
+		}
+		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: res.StatusCode, Header: res.Header,
+			Body: io.NopCloser(bytes.NewReader(body)), Options: opts}
+		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+			t.Errorf("POST %s: the answer (%d) does not follow the spec: %v\n%.600s", path, res.StatusCode, err, body)
+		}
+	}
+
 	// The typed fields the spec holds strictly are there to be checked (issue
 	// 29): the projector's state, who signed each event.
 	st := ts.must(ts.do("GET", "/api/admin/status", testAdminToken, nil), 200)
