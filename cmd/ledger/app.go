@@ -58,7 +58,7 @@ type App struct {
 	guard func(ctx context.Context) ([]string, error)
 	// lost finds a log that lost events the projection holds
 	// (storefaults.go): appends are refused while it does.
-	lost *lostEvents
+	lost *projections.LostWatch
 	// store watches the embedded server's store for a full or failing
 	// disk (storefaults.go); nil on an external NATS server.
 	store *storeWatch
@@ -163,12 +163,11 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	a.lost = &lostEvents{a: a}
 	guard := ledgerjs.NewGuard(js, streamCfg, vaultCfg)
 	a.guard = func(ctx context.Context) ([]string, error) {
 		findings, err := guard.Check(ctx)
-		if a.Log != nil && a.DB != nil {
-			if lost := a.lost.check(ctx); lost != nil {
+		if a.lost != nil {
+			if lost := a.lost.Check(ctx); lost != nil {
 				findings = append(findings, lost.Error())
 			}
 		}
@@ -206,10 +205,11 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 	if a.DB, err = openProjection(cfg.DBPath(), a.Ring, opts.Logger); err != nil {
 		return nil, err
 	}
-	if lost := a.lost.check(openCtx); lost != nil && opts.Logger != nil {
+	a.lost = &projections.LostWatch{Projection: a.DB, Log: a.Log}
+	if lost := a.lost.Check(openCtx); lost != nil && opts.Logger != nil {
 		opts.Logger.Error(lost.Error())
 	}
-	a.Service = campaign.NewService(gatedLog{Log: a.Log, refuse: a.refusal, explain: a.store.check}, a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy, Signer: k.Signer, Keys: a.Ring,
+	a.Service = campaign.NewService(events.Gate(a.Log, a.refusal, a.store.check), a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy, Signer: k.Signer, Keys: a.Ring,
 		CachedStreams: cfg.Cache.Streams})
 	doorLog := opts.Logger
 	if doorLog == nil {
@@ -238,7 +238,7 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 // refusal says why every append is refused now, nil when none is: a log
 // that lost events, a store that cannot write.
 func (a *App) refusal() error {
-	if err := a.lost.current(); err != nil {
+	if err := a.lost.Current(); err != nil {
 		return err
 	}
 	return a.store.current()
@@ -357,7 +357,7 @@ func (o adminOps) Rebuild(ctx context.Context, opt app.RebuildOptions) (app.Rebu
 	}
 	// The projection now holds what the log holds: a log that had lost
 	// events is trusted as it is from here on.
-	o.a.lost.check(ctx)
+	o.a.lost.Check(ctx)
 	return app.Rebuilt{Rebuilt: true, Path: r.Path, ResumedFrom: r.ResumedFrom, Checkpoint: r.Checkpoint,
 		Events: r.Events, Seconds: r.Seconds, EventsPerSecond: r.EventsPerSecond()}, nil
 }
