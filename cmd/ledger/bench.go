@@ -233,7 +233,7 @@ func benchOpener(entropy io.Reader) bench.Opener {
 				return nil, err
 			}
 			l := benchLedger(a)
-			l.Projector = func(logger *slog.Logger) *app.Projector {
+			l.NewProjector = func(logger *slog.Logger) *app.Projector {
 				a.projector = app.NewProjector(a.Log, a.DB, logger)
 				return a.projector
 			}

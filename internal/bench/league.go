@@ -126,7 +126,7 @@ func RunLeague(ctx context.Context, op Opener, base config.Config, o LeagueOptio
 		return res, err
 	}
 	bg, stopProjector := context.WithCancel(context.WithoutCancel(ctx))
-	projector := a.Projector(slog.New(warnings))
+	projector := a.NewProjector(slog.New(warnings))
 	go projector.Run(bg)
 	stopProjecting := func() {
 		stopProjector()

@@ -32,10 +32,10 @@ type Ledger struct {
 	// query goes through (app.Ledger).
 	Service *campaign.Service
 	Door    *app.Ledger
-	// Projector makes the projector `ledger serve` runs on DB, logging to
+	// NewProjector makes the projector `ledger serve` runs on DB, logging to
 	// logger, and has the door wait for it once a command is accepted, as
 	// a server answers; the caller runs it. Nil on a served ledger.
-	Projector func(logger *slog.Logger) *app.Projector
+	NewProjector func(logger *slog.Logger) *app.Projector
 	// CatchUp applies every event of the log to DB.
 	CatchUp func(ctx context.Context) error
 	// Close releases the ledger and its data folder. Nil on a served
