@@ -57,11 +57,11 @@ type App struct {
 	// guard): findings in words, none when all is as the ledger needs.
 	guard func(ctx context.Context) ([]string, error)
 	// lost finds a log that lost events the projection holds
-	// (storefaults.go): appends are refused while it does.
+	// (projections.LostWatch): appends are refused while it does (events.Gate).
 	lost *projections.LostWatch
 	// store watches the embedded server's store for a full or failing
-	// disk (storefaults.go); nil on an external NATS server.
-	store *storeWatch
+	// disk (jetstream.StoreWatch); nil on an external NATS server.
+	store *ledgerjs.StoreWatch
 }
 
 // AppOptions tune an App beyond its configuration.
@@ -144,7 +144,7 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 				opts.Logger.Warn("jetstream: " + ch)
 			}
 		}
-		a.store = newStoreWatch(a.embedded, cfg.DataDir, opts.Logger)
+		a.store = ledgerjs.NewStoreWatch(a.embedded, cfg.DataDir, opts.Logger)
 		a.nc, err = a.embedded.Connect()
 	} else {
 		a.nc, err = ledgerjs.Connect(cfg.NATS.URL, ledgerjs.ConnectOptions{
@@ -209,7 +209,7 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 	if lost := a.lost.Check(openCtx); lost != nil && opts.Logger != nil {
 		opts.Logger.Error(lost.Error())
 	}
-	a.Service = campaign.NewService(events.Gate(a.Log, a.refusal, a.store.check), a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy, Signer: k.Signer, Keys: a.Ring,
+	a.Service = campaign.NewService(events.Gate(a.Log, a.refusal, a.store.Check), a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy, Signer: k.Signer, Keys: a.Ring,
 		CachedStreams: cfg.Cache.Streams})
 	doorLog := opts.Logger
 	if doorLog == nil {
@@ -241,7 +241,7 @@ func (a *App) refusal() error {
 	if err := a.lost.Current(); err != nil {
 		return err
 	}
-	return a.store.current()
+	return a.store.Current()
 }
 
 // unavailable words a log that cannot be opened: what happened, what to do.

@@ -201,8 +201,8 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	go a.projector.Run(bg)
 	if a.store != nil {
-		a.store.restarted = a.projector.Refollow
-		go a.store.run(bg)
+		a.store.Restarted = a.projector.Refollow
+		go a.store.Run(bg)
 	}
 	if err := srv.Start(bg); err != nil {
 		stopBG()
@@ -297,7 +297,7 @@ func ready(ctx context.Context, a *App, cfg config.Config) web.Readiness {
 	} else {
 		rd.Checks["log"] = "ok"
 	}
-	if f := a.store.current(); f != nil {
+	if f := a.store.Current(); f != nil {
 		fail("store", f.Error())
 	} else if a.store != nil {
 		rd.Checks["store"] = "ok"

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package main
+package jetstream
 
 // diskSpace cannot tell free space on this system: the store watch then
 // names a failed write by what the store said, without the disk's figures.

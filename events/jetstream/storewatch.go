@@ -1,4 +1,4 @@
-package main
+package jetstream
 
 import (
 	"context"
@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/clubledger/ledger/events"
-	ledgerjs "github.com/clubledger/ledger/events/jetstream"
 )
 
-// storeWatch watches the embedded NATS server's store: a full disk or a
+// StoreWatch watches the embedded NATS server's store: a full disk or a
 // failed write (nats-server keeps a stream's first write error and stores
 // nothing more in it until the stream is loaded again) is a named fault
 // (events.StoreFault), logged once, refused at the gate and reported by
@@ -21,14 +20,14 @@ import (
 // without their kept errors, and commands are accepted with no restart of
 // the ledger. A ledger on an external NATS server has no watch: its
 // servers' disks are theirs (docs/deploy.md).
-type storeWatch struct {
-	emb    *ledgerjs.Embedded
+type StoreWatch struct {
+	emb    *Embedded
 	dir    string // the data folder: its disk is the store's
 	logger *slog.Logger
-	// restarted, when set, is told JetStream was restarted: the
+	// Restarted, when set, is told JetStream was restarted: the
 	// followers of the log follow again at once (their consumers went
-	// with it).
-	restarted func()
+	// with it). Set it before Run.
+	Restarted func()
 
 	mu      sync.Mutex
 	fault   *events.StoreFault
@@ -37,25 +36,27 @@ type storeWatch struct {
 	backoff time.Duration
 }
 
-// storeWatchEvery is how often a serving ledger looks at its store: a
+// StoreWatchEvery is how often a serving ledger looks at its store: a
 // freed disk takes commands again within it (plus a restart of JetStream,
 // a few milliseconds).
-const storeWatchEvery = time.Second
+const StoreWatchEvery = time.Second
 
 // minFreeForWrites is the free space the store needs before the watch
 // tries it again: a stream's message block is at most 8 MiB, and SQLite's
 // projection writes beside it. Below it the disk counts as full.
 const minFreeForWrites = 8 << 20
 
-func newStoreWatch(emb *ledgerjs.Embedded, dir string, logger *slog.Logger) *storeWatch {
+// NewStoreWatch watches emb's store, on the disk of the data folder dir;
+// logger hears of a fault and of its mending (nil: nobody).
+func NewStoreWatch(emb *Embedded, dir string, logger *slog.Logger) *StoreWatch {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &storeWatch{emb: emb, dir: dir, logger: logger}
+	return &StoreWatch{emb: emb, dir: dir, logger: logger}
 }
 
-// current is the last check's fault, nil when there is none (or no watch).
-func (w *storeWatch) current() error {
+// Current is the last check's fault, nil when there is none (or no watch).
+func (w *StoreWatch) Current() error {
 	if w == nil {
 		return nil
 	}
@@ -67,24 +68,24 @@ func (w *storeWatch) current() error {
 	return w.fault
 }
 
-// run checks the store every storeWatchEvery until ctx ends.
-func (w *storeWatch) run(ctx context.Context) {
-	t := time.NewTicker(storeWatchEvery)
+// Run checks the store every StoreWatchEvery until ctx ends.
+func (w *StoreWatch) Run(ctx context.Context) {
+	t := time.NewTicker(StoreWatchEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			w.check()
+			w.Check()
 		}
 	}
 }
 
-// check looks at the store now and returns its fault, nil when it writes:
+// Check looks at the store now and returns its fault, nil when it writes:
 // a new fault is logged once in words; a fault on a disk that has room
 // and takes a synced write again is mended by restarting JetStream.
-func (w *storeWatch) check() error {
+func (w *StoreWatch) Check() error {
 	if w == nil {
 		return nil
 	}
@@ -116,8 +117,8 @@ func (w *storeWatch) check() error {
 		w.later()
 		return f
 	}
-	if w.restarted != nil {
-		w.restarted()
+	if w.Restarted != nil {
+		w.Restarted()
 	}
 	if err := w.emb.StoreFault(); err != nil {
 		f.Cause = err.Error()
@@ -129,7 +130,7 @@ func (w *storeWatch) check() error {
 }
 
 // mended clears a fault, saying so in the log. The lock is held.
-func (w *storeWatch) mended(how string) {
+func (w *StoreWatch) mended(how string) {
 	if w.fault != nil {
 		w.logger.Info("the data folder's store writes again"+how+": commands are accepted", "after", time.Since(w.since).Round(time.Millisecond))
 	}
@@ -139,7 +140,7 @@ func (w *storeWatch) mended(how string) {
 // later puts off the next restart of JetStream after one that did not
 // mend the store, twice as long each time, from 1 s to 30 s. The lock is
 // held.
-func (w *storeWatch) later() {
+func (w *StoreWatch) later() {
 	w.backoff = min(max(2*w.backoff, time.Second), 30*time.Second)
 	w.nextTry = time.Now().Add(w.backoff)
 }
