@@ -350,3 +350,19 @@ func commitment(key events.Key, period string) string {
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
 }
+
+// SmallArmy is the body of army.deploy for side on a 72 by 48 table, for
+// tests that play a battle or two through the service: a commander-in-chief
+// (id side-c) behind one brigade (side-b, general side-g, on attack orders)
+// of an infantry unit (side-u) and a light cavalry unit (side-v), in a line
+// at depth y.
+func SmallArmy(side string, y float64) map[string]any {
+	return map[string]any{"side": side,
+		"c_in_c": map[string]any{"id": side + "-c", "rating": 9, "position": map[string]float64{"x": 36, "y": y - 6}},
+		"brigades": []map[string]any{{"id": side + "-b", "order": "attack",
+			"general": map[string]any{"id": side + "-g", "rating": 8, "position": map[string]float64{"x": 20, "y": y}},
+			"units": []map[string]any{
+				{"id": side + "-u", "type": "infantry", "position": map[string]float64{"x": 30, "y": y}},
+				{"id": side + "-v", "type": "light_cavalry", "position": map[string]float64{"x": 40, "y": y}},
+			}}}}
+}

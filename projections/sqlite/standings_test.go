@@ -16,6 +16,7 @@ import (
 	"github.com/clubledger/ledger/events/jetstream/jstest"
 	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/projections"
+	"github.com/clubledger/ledger/projections/projtest"
 	"github.com/clubledger/ledger/projections/sqlite"
 	"github.com/clubledger/ledger/rules"
 )
@@ -426,14 +427,7 @@ func TestStandingsFoldAgainWhenBattlesChange(t *testing.T) {
 			id string
 			y  float64
 		}{{"red", 10}, {"blue", 38}} {
-			do(b, b+"-deploy-"+side.id, "army.deploy", map[string]any{"side": side.id,
-				"c_in_c": map[string]any{"id": side.id + "-c", "rating": 9, "position": map[string]float64{"x": 36, "y": side.y - 6}},
-				"brigades": []map[string]any{{"id": side.id + "-b", "order": "attack",
-					"general": map[string]any{"id": side.id + "-g", "rating": 8, "position": map[string]float64{"x": 20, "y": side.y}},
-					"units": []map[string]any{
-						{"id": side.id + "-u", "type": "infantry", "position": map[string]float64{"x": 30, "y": side.y}},
-						{"id": side.id + "-v", "type": "light_cavalry", "position": map[string]float64{"x": 40, "y": side.y}},
-					}}}})
+			do(b, b+"-deploy-"+side.id, "army.deploy", projtest.SmallArmy(side.id, side.y))
 		}
 		do(b, b+"-start", "battle.start", map[string]any{})
 	}
