@@ -420,7 +420,7 @@ type Rebuilt struct {
 	Path string `json:"path,omitempty"`
 	// ResumedFrom is the log sequence an interrupted rebuild went on
 	// from (none: built from the first event).
-	ResumedFrom uint64 `json:"resumed_from,omitempty"`
+	ResumedFrom uint64 `json:"resumed_from"`
 	// Events were applied by this rebuild, at EventsPerSecond.
 	Events          uint64  `json:"events"`
 	EventsPerSecond float64 `json:"events_per_second"`

@@ -238,6 +238,9 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 			out.Code = "disk_full"
 		}
 		out.Message = text(out.Code) + " (" + err.Error() + ")"
+	case errors.Is(err, projections.ErrBusy):
+		out.Kind, out.Code = KindConflict, "projection_busy"
+		out.Message = text("projection_busy")
 	case errors.Is(err, projections.ErrDamaged):
 		out.Kind, out.Code = KindDamaged, "projection_damaged"
 		out.Message = text("projection_damaged") + " (" + err.Error() + ")"

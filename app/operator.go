@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/projections"
 )
 
 // operatorOnly refuses what only the operator may do: unauthenticated
@@ -65,8 +66,8 @@ func (s *Session) RebuildProjection(ctx context.Context, opt RebuildOptions) (Re
 	if s.l.opts.Admin == nil {
 		return Rebuilt{}, s.fail(notFound("this ledger cannot rebuild its projection"), noVars)
 	}
-	if opt.Batch < 0 {
-		return Rebuilt{}, s.fail(invalid("%s: want a whole number", "batch"), noVars)
+	if opt.Batch < 0 || opt.Batch > projections.MaxBatchSize {
+		return Rebuilt{}, s.fail(invalid("%s %d: want 1 to %d events a transaction (0 or none: the default)", "batch", opt.Batch, projections.MaxBatchSize), noVars)
 	}
 	r, err := s.l.opts.Admin.Rebuild(ctx, opt)
 	return r, s.fail(err, noVars)

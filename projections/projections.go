@@ -89,6 +89,18 @@ type RunOptions struct {
 	OnProgress func(Progress)
 }
 
+// MaxBatchSize is the most events Run applies in one transaction: a larger
+// RunOptions.BatchSize is taken as this. Each batch in flight (read, being
+// prepared, being applied, waiting at a hand-over) is held in memory, and
+// batches past a few thousand events no longer make a rebuild faster
+// (docs/performance.md): the door refuses a larger one.
+const MaxBatchSize = 10_000
+
+// ErrBusy is a rebuild or a verification of a projection asked for while
+// another is running on it: refused, nothing changed; wait for the first
+// to finish.
+var ErrBusy = errors.New("a rebuild or a verification of the projection is already running")
+
 // errCaughtUp stops Follow once the run has caught up.
 var errCaughtUp = errors.New("caught up")
 
@@ -97,6 +109,7 @@ func Run(ctx context.Context, log events.Log, p Projection, opts RunOptions) err
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 1000
 	}
+	opts.BatchSize = min(opts.BatchSize, MaxBatchSize)
 	from, err := p.Checkpoint(ctx)
 	if err != nil {
 		return &ProjectionError{Op: "checkpoint", Err: err}

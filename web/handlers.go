@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -239,12 +238,15 @@ func (s *Server) handleRebuild(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	batch, err := uintParam(r, "batch", 0)
-	if err != nil || batch > math.MaxInt32 {
-		s.writeError(w, r, app.Errorf(app.KindInvalid, "bad_request", "%s: want a whole number", "batch"))
-		return
+	if b := r.URL.Query().Get("batch"); b != "" {
+		// Any whole number: the door says which it takes.
+		n, err := strconv.ParseInt(b, 10, 32)
+		if err != nil {
+			s.writeError(w, r, app.Errorf(app.KindInvalid, "bad_request", "%s: want a whole number", "batch"))
+			return
+		}
+		opt.Batch = int(n)
 	}
-	opt.Batch = int(batch)
 	v, err := s.session(r).RebuildProjection(r.Context(), opt)
 	s.answer(w, r, v, err)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/internal/bench"
+	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/sqlite"
 )
 
@@ -108,6 +109,9 @@ docs/performance.md records figures and how to read them.`,
 			}
 			if o.Commands < 10 || o.Events < 1000 || o.Batch < 1 || o.Rounds < 1 {
 				return usagef("bench: --commands at least 10, --events at least 1000, --batch and --rounds at least 1")
+			}
+			if o.Batch > projections.MaxBatchSize {
+				return usagef("bench: --batch at most %d", projections.MaxBatchSize)
 			}
 			res, err := bench.Run(c.ctx, benchOpener(nil), o, c.stderr)
 			if err != nil {
@@ -216,6 +220,8 @@ func validateLeague(o bench.LeagueOptions) error {
 		return usagef("bench: --memory-events at least 10, --memory-battles at least 1")
 	case o.Events < 1000 || o.Starts < 1 || o.Batch < 1 || o.Rounds < 1:
 		return usagef("bench: --events at least 1000; --starts, --batch and --rounds at least 1")
+	case o.Batch > projections.MaxBatchSize:
+		return usagef("bench: --batch at most %d", projections.MaxBatchSize)
 	case o.LimitFor <= 0 || o.Pace < 0 || o.LivePace < 0:
 		return usagef("bench: --limit-for above 0; --pace and --live-pace not negative")
 	}

@@ -130,3 +130,61 @@ func TestProjectionRebuildThroughTheDoor(t *testing.T) {
 	ts.must(ts.do("POST", "/api/admin/projections/rebuild?fresh=maybe", testAdminToken, nil), 400)
 	ts.must(ts.do("POST", "/api/admin/projections/rebuild?batch=-1", testAdminToken, nil), 400)
 }
+
+// TestProjectionOneOperationAtATime: while a rebuild runs, a second rebuild
+// or a verification through the door is refused (409, conflict, words in
+// both languages) and changes nothing, so two builds never write one aside
+// file; the first then finishes and the projection equals the log. A batch
+// past projections.MaxBatchSize, or below 0, is refused before anything is
+// built, with the limit named (the CLI's exit 2 for a usage error is the
+// flag parser's; the door's refusal is exit 1).
+func TestProjectionOneOperationAtATime(t *testing.T) {
+	op := newCLI(t)
+	op.ok("play", "../../examples/first-battle.yaml")
+	ctx := context.Background()
+	a, err := OpenApp(ctx, op.cfg, AppOptions{Entropy: op.entropy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	door := a.Ledger.As(operatorCaller("", "en"))
+	ru := a.Ledger.As(operatorCaller("", "ru"))
+	var second, verify, secondRu error
+	asked := false
+	r, err := door.RebuildProjection(ctx, app.RebuildOptions{Fresh: true, Batch: 5,
+		Progress: func(p projections.Progress) {
+			if asked {
+				return
+			}
+			asked = true
+			_, second = door.RebuildProjection(ctx, app.RebuildOptions{Batch: 7})
+			_, verify = door.VerifyProjection(ctx, app.VerifyOptions{})
+			_, secondRu = ru.RebuildProjection(ctx, app.RebuildOptions{})
+		}})
+	if err != nil || !r.Rebuilt {
+		t.Fatalf("the first rebuild: %+v, %v", r, err)
+	}
+	for what, err := range map[string]error{"a second rebuild": second, "a verification": verify} {
+		var ae *app.Error
+		if !errors.As(err, &ae) || ae.Kind != app.KindConflict || ae.Code != "projection_busy" || !strings.Contains(ae.Message, "already running") {
+			t.Errorf("%s while a rebuild runs: %v, want 409 projection_busy", what, err)
+		}
+	}
+	if secondRu == nil || !strings.Contains(secondRu.Error(), "уже идёт") {
+		t.Errorf("a second rebuild in Russian: %v", secondRu)
+	}
+	v, err := door.VerifyProjection(ctx, app.VerifyOptions{})
+	if err != nil || len(v.Differences) != 0 {
+		t.Fatalf("after the rebuild: %+v, %v", v, err)
+	}
+	for _, batch := range []int{-5, projections.MaxBatchSize + 1, 99999999} {
+		_, err := door.RebuildProjection(ctx, app.RebuildOptions{Batch: batch})
+		var ae *app.Error
+		if !errors.As(err, &ae) || ae.Kind != app.KindInvalid || !strings.Contains(ae.Message, fmt.Sprintf("want 1 to %d events", projections.MaxBatchSize)) {
+			t.Errorf("--batch %d: %v, want refused with the limit", batch, err)
+		}
+	}
+	if _, err := os.Stat(sqlite.AsidePath(op.cfg.DBPath())); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused rebuild left an aside file: %v", err)
+	}
+}

@@ -63,7 +63,15 @@ func (r Rebuilt) EventsPerSecond() float64 {
 // Swap, or SwapWhileProjecting when a projector runs on live in this
 // process. An interrupted build keeps its file and says so; a swap another
 // process prevents (ErrInUse) keeps the built file for the next rebuild.
+// While it runs, another Rebuild or Verify of live is refused with
+// projections.ErrBusy: two builds into the same aside file, one resuming
+// what the other is writing, would swap in a projection that is not the
+// log's.
 func Rebuild(ctx context.Context, log events.Log, live *DB, opt RebuildOptions) (Rebuilt, error) {
+	if !live.operating.TryLock() {
+		return Rebuilt{}, projections.ErrBusy
+	}
+	defer live.operating.Unlock()
 	start := time.Now()
 	res := Rebuilt{Path: live.Path(), Aside: AsidePath(live.Path())}
 	if !opt.Fresh {
@@ -167,6 +175,10 @@ func (v Verification) Differences() []string {
 // the log into a scratch file in a temporary folder up to live's
 // checkpoint, and compares the two with Digest, table by table.
 func Verify(ctx context.Context, log events.Log, live *DB, opt VerifyOptions) (Verification, error) {
+	if !live.operating.TryLock() {
+		return Verification{}, projections.ErrBusy
+	}
+	defer live.operating.Unlock()
 	if !opt.Projecting {
 		if err := projections.Run(ctx, log, live, projections.RunOptions{}); err != nil {
 			return Verification{}, err

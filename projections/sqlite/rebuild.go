@@ -191,6 +191,9 @@ func (d *DB) swapLocked(ctx context.Context, built string) error {
 	}
 	renameErr := os.Rename(built, d.path)
 	if renameErr == nil {
+		// The built file's clean-close mark (closed.go) names a file that
+		// is no longer there.
+		_ = os.Remove(closedMark(built))
 		for _, sfx := range []string{"-wal", "-shm", "-journal"} {
 			if err := os.Remove(d.path + sfx); err != nil && !errors.Is(err, os.ErrNotExist) {
 				renameErr = err

@@ -84,6 +84,11 @@ func TestSwapReplacesTheFileUnderReaders(t *testing.T) {
 	if err := db.Swap(ctx, aside); err != nil {
 		t.Fatal(err)
 	}
+	// Nothing of the built file is left beside the live one: not even its
+	// clean-close mark.
+	if left, _ := filepath.Glob(aside + "*"); len(left) != 0 {
+		t.Errorf("after the swap, beside the live file: %v", left)
+	}
 	jstest.CheckFor(t, 5*time.Second, time.Millisecond, func() error {
 		cp, _ := db.Checkpoint(ctx)
 		if cp != st.Last {

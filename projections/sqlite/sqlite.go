@@ -60,6 +60,9 @@ type DB struct {
 	battles    map[events.Key]*battleState
 	maxBattles int
 	used       uint64
+	// operating is held by Rebuild and Verify: one at a time on a file
+	// (projections.ErrBusy for another meanwhile).
+	operating sync.Mutex
 	// kept are the projector's statements, prepared once on the file's
 	// connection and reused by every batch (txw); owned by apply.
 	kept map[string]*sql.Stmt
