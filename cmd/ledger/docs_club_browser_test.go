@@ -67,6 +67,12 @@ func TestBrowserClubNight(t *testing.T) {
 	if len(played) != 12 || played[2] != "1" || played[8] != "1" {
 		t.Errorf("standings after the battle: %v, want each side with 1 played", played)
 	}
+	// The battle's points by side, each side by its name (as the table
+	// above), not its id.
+	results := evalIn[string](marie, `document.querySelector('#standings ul.results li').textContent`)
+	if names := []string{played[0], played[6]}; !strings.Contains(results, names[0]+" ") || !strings.Contains(results, names[1]+" ") || strings.Contains(results, "french ") {
+		t.Errorf("the battle's points: %q, want the sides by name %v", results, names)
+	}
 	marie.docShot("club-standings.png", "main")
 }
 

@@ -170,8 +170,9 @@ function drawStandings(box, s) {
     el("tbody", {}, ...(s.sides || []).map(x => el("tr", { "data-side": x.side }, el("td", { text: x.name || x.side }),
       ...[x.points, x.played, x.won, x.drawn, x.lost].map(n => el("td", { text: String(n) }))))));
   const battles = (s.battles || []).filter(b => (b.points || []).length);
+  const name = new Map((s.sides || []).map(x => [x.side, x.name || x.side]));
   fill(box, ...[sides, battles.length ? el("ul", { class: "results" }, ...battles.map(b => el("li", {},
-    "#" + b.number + " " + (b.name || b.battle) + ": " + b.points.map(p => p.side + " " + p.points).join(" · ")))) : null].filter(Boolean));
+    "#" + b.number + " " + (b.name || b.battle) + ": " + b.points.map(p => (name.get(p.side) || p.side) + " " + p.points).join(" · ")))) : null].filter(Boolean));
 }
 
 // A view that could not load for want of a network (its error is the
