@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -121,6 +122,16 @@ type Roster struct {
 	Units []RosterUnit `json:"units"`
 	// Destroyed units, gone for good.
 	Destroyed []string `json:"destroyed,omitempty"`
+}
+
+// MarshalJSON writes no units as [] rather than null.
+func (r Roster) MarshalJSON() ([]byte, error) {
+	type plain Roster
+	p := plain(r)
+	if p.Units == nil {
+		p.Units = []RosterUnit{}
+	}
+	return json.Marshal(p)
 }
 
 // RosterUnit is one unit of a side's roster.
@@ -421,7 +432,8 @@ func rosterChanges(before, after Roster) []RosterChange {
 
 // foldStandings is FoldStandings without what rescores changed.
 func foldStandings(c State, battles map[string][]rules.Event) Standings {
-	out := Standings{Campaign: c.ID, Name: c.Name}
+	// Lists are lists, empty rather than null, as the API describes them.
+	out := Standings{Campaign: c.ID, Name: c.Name, Sides: []SideStanding{}, Battles: []BattleResult{}, Rosters: []Roster{}}
 	f := NewStandingsFold(c)
 	destroyed := map[string][]string{}
 	for _, b := range c.Battles {

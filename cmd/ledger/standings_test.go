@@ -82,3 +82,28 @@ func TestStandings(t *testing.T) {
 		}
 	}
 }
+
+// TestStandingsOfANewCampaign: a campaign with no battle yet answers its
+// sides at nothing and empty lists, [] rather than null, as docs/openapi.yaml
+// describes them.
+func TestStandingsOfANewCampaign(t *testing.T) {
+	c := newCLI(t)
+	c.ok("campaign", "create", "club", "--name", "Club", "--side", "a:A", "--side", "b:B")
+	raw := c.ok("standings", "club", "-o", "json")
+	var st map[string]any
+	mustJSON(t, []byte(raw), &st)
+	for _, k := range []string{"sides", "battles", "rosters"} {
+		if _, ok := st[k].([]any); !ok {
+			t.Errorf("%s: %v, want a list\n%s", k, st[k], raw)
+		}
+	}
+	if sides, _ := st["sides"].([]any); len(sides) != 2 {
+		t.Errorf("sides: %v, want A and B at nothing", st["sides"])
+	}
+	rosters, _ := st["rosters"].([]any)
+	for _, r := range rosters {
+		if units, ok := r.(map[string]any)["units"].([]any); !ok {
+			t.Errorf("a roster's units: %v, want a list", units)
+		}
+	}
+}

@@ -43,6 +43,8 @@ func (d *DB) campaignStandings(ctx context.Context, id string) (projections.Stan
 		return out, err
 	}
 	st := &out.Standings
+	// Lists are lists, empty rather than null, as the service's fold has them.
+	st.Sides, st.Battles, st.Rosters = []campaign.SideStanding{}, []campaign.BattleResult{}, []campaign.Roster{}
 	st.Campaign = id
 	err = tx.QueryRowContext(ctx, `SELECT name FROM campaigns WHERE id = ?`, id).Scan(&st.Name)
 	if errors.Is(err, sql.ErrNoRows) {
