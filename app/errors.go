@@ -56,6 +56,12 @@ const (
 	// rebuild`, or a restart of serve, which moves it aside). Logged and
 	// said in words (500; `projections verify` exit 4, elsewhere exit 1).
 	KindDamaged Kind = "damaged"
+	// KindInterrupted is a projection rebuild stopped part way by its
+	// caller (Ctrl-C, a client gone, a server shutting down): nothing of
+	// the live projection changed, the rebuild's file keeps what it built
+	// up to the log sequence named (numbers: at), and running it again
+	// resumes it. Not a fault: logged as information only (503, exit 1).
+	KindInterrupted Kind = "interrupted"
 	// KindInternal is anything else: logged, never shown raw (500, exit 1).
 	KindInternal Kind = "internal"
 )
@@ -159,6 +165,7 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 		ob  *OverBudget
 		sf  *events.StoreFault
 		imf *ImportFailed
+		itr *projections.Interrupted
 	)
 	text := func(code string) string {
 		if cat == nil {
@@ -224,6 +231,13 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 		// has the id.
 		out.Message = text("idempotency_conflict") + fmt.Sprintf(" (command id %q: %s, event %d, entered by %s)",
 			ic.ID, ic.EarlierType, ic.EarlierVersion, ic.EarlierActor)
+	case errors.As(err, &itr):
+		// Stopped by its caller, before the context's own error is taken
+		// for a timeout: the log sequence its kept file reached, and what
+		// to do.
+		out.Kind, out.Code = KindInterrupted, "rebuild_interrupted"
+		out.Numbers = map[string]float64{"at": float64(itr.At)}
+		out.Message = strings.ReplaceAll(text("rebuild_interrupted"), "{at}", strconv.FormatUint(itr.At, 10))
 	case errors.Is(err, projections.ErrNotFound):
 		out.Kind, out.Code = KindNotFound, "not_found"
 		out.Message = text("not_found")

@@ -169,6 +169,9 @@ func (s *Session) fail(err error, vars i18n.Vars) error {
 		s.l.opts.Logger.Error("app: internal error", "err", err)
 	case KindDamaged:
 		s.l.opts.Logger.Error("app: the projection file is damaged", "err", err)
+	case KindInterrupted:
+		// Its caller stopped it (a client's Ctrl-C): not a fault.
+		s.l.opts.Logger.Info("app: projection rebuild interrupted by its caller; its file is kept and the next rebuild resumes it", "at", e.Numbers["at"], "err", err)
 	}
 	return e
 }

@@ -26,7 +26,7 @@ func Status(k app.Kind) int {
 		return http.StatusConflict
 	case app.KindTooMany:
 		return http.StatusTooManyRequests
-	case app.KindUnavailable, app.KindDraining:
+	case app.KindUnavailable, app.KindDraining, app.KindInterrupted:
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError

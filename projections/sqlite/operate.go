@@ -61,7 +61,8 @@ func (r Rebuilt) EventsPerSecond() float64 {
 // Rebuild builds live's projection from the log aside (AsidePath), going on
 // from an interrupted rebuild's file unless opt.Fresh, and swaps it in:
 // Swap, or SwapWhileProjecting when a projector runs on live in this
-// process. An interrupted build keeps its file and says so; a swap another
+// process. An interrupted build keeps its file and says so
+// (projections.Interrupted, with the log sequence it reached); a swap another
 // process prevents (ErrInUse) keeps the built file for the next rebuild.
 // While it runs, another Rebuild or Verify of live is refused with
 // projections.ErrBusy: two builds into the same aside file, one resuming
@@ -97,7 +98,7 @@ func Rebuild(ctx context.Context, log events.Log, live *DB, opt RebuildOptions) 
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return res, fmt.Errorf("rebuild interrupted at log sequence %d; run it again to resume: %w", res.Checkpoint, err)
+			return res, &projections.Interrupted{At: res.Checkpoint, Cause: ctx.Err(), Err: err}
 		}
 		return res, err
 	}
