@@ -109,7 +109,11 @@ under its projector's lock, swapped in): see docs/projections.md.`,
 			})
 			bar.finish()
 			if err != nil {
-				return err
+				return c.serverRebuildStopped(a, err)
+			}
+			if a == nil && r.ResumedFrom > 0 {
+				// As this process says it before it starts (Resuming).
+				fmt.Fprintln(c.stderr, c.words().t("projections.server_resumed", "seq", r.ResumedFrom))
 			}
 			if c.output == "json" {
 				return writeJSON(c.stdout, r)
@@ -182,6 +186,22 @@ deterministic: rebuild it (ledger projections rebuild) and report a bug.`,
 			return nil
 		},
 	}
+}
+
+// serverRebuildStopped is err, or, when this command asked a server (a ==
+// nil) for a rebuild and was itself stopped (Ctrl-C) before the server
+// answered, the door's interrupted rebuild in words: the server's rebuild
+// stops with the request and keeps its file, and running it again resumes
+// it; how far it got is the server's to know, so the words do not name a
+// log sequence. An answer the server did give (its own interrupted
+// rebuild, with the sequence) passes as it is.
+func (c *cli) serverRebuildStopped(a *App, err error) error {
+	var ae *app.Error
+	if a != nil || c.ctx.Err() == nil || !errors.Is(err, c.ctx.Err()) || errors.As(err, &ae) {
+		return err
+	}
+	return &app.Error{Kind: app.KindInterrupted, Code: "rebuild_interrupted", Lang: c.lang(),
+		Message: c.words().t("projections.server_interrupted")}
 }
 
 // damagedCheck makes a damaged projection file, found by verify here or
