@@ -12,7 +12,7 @@ import (
 // TestPurity: the package's own files import only the standard library
 // (minus anything that reads a clock, draws randomness or does I/O),
 // go.yaml.in/yaml/v3, github.com/go-json-experiment/json/v1 and rules/geom
-// or rules/dice (STYLE.md: the rules engine is pure).
+// or rules/dice (docs/architecture.md: the rules engine is pure).
 func TestPurity(t *testing.T) {
 	banned := map[string]bool{
 		"math/rand": true, "math/rand/v2": true, "crypto/rand": true, "time": true,

@@ -1,7 +1,7 @@
 // The commands the rules take and the events they record, registered in
 // one place: commandTable and eventTable. A new command or event is one row
 // here and its chapter's types and functions; event type names are
-// persisted forever, never renamed or reused (STYLE.md).
+// persisted forever, never renamed or reused (docs/architecture.md).
 
 package rules
 

@@ -1,5 +1,5 @@
 // Validation of a ruleset, table by table: every problem reported at once,
-// each with where it is (STYLE.md), so that the engine never fails on a
+// each with where it is (docs/architecture.md), so that the engine never fails on a
 // ruleset it accepted.
 
 package rules

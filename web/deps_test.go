@@ -8,7 +8,7 @@ import (
 
 // TestWebImports keeps the HTTP edge off the log's technology: it talks to
 // the log through events.Log and never imports NATS or the JetStream
-// adapter (STYLE.md: adapters do not import each other).
+// adapter (docs/architecture.md: adapters do not import each other).
 func TestWebImports(t *testing.T) {
 	for _, dir := range []string{"."} {
 		pkg, err := build.ImportDir(dir, 0)

@@ -189,7 +189,7 @@ func oddsState(t *testing.T) *rules.State {
 // TestPure: the package's own files import neither NATS nor SQL nor
 // anything that reads a clock, draws randomness or does I/O beyond the
 // io.Reader and io.Writer it is given; nor do its dependencies bring NATS
-// or SQLite in (STYLE.md: dependencies point inward).
+// or SQLite in (docs/architecture.md: dependencies point inward).
 func TestPure(t *testing.T) {
 	banned := map[string]bool{"os": true, "os/exec": true, "net": true, "net/http": true, "database/sql": true,
 		"math/rand": true, "math/rand/v2": true, "crypto/rand": true, "syscall": true, "unsafe": true}

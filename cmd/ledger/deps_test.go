@@ -9,7 +9,7 @@ import (
 // TestDependenciesPointInward lists each package's dependencies with `go
 // list -deps` and fails on a banned one: the domain never reaches for
 // NATS, SQL, the CLI libraries, a clock-free engine never for randomness,
-// and adapters never import each other (STYLE.md).
+// and adapters never import each other (docs/architecture.md).
 func TestDependenciesPointInward(t *testing.T) {
 	const mod = "github.com/clubledger/ledger/"
 	banned := map[string][]string{

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestPurity keeps the package pure (STYLE.md, "the rules engine"): its
+// TestPurity keeps the package pure (docs/architecture.md, "the rules engine"): its
 // non-test files may import only these standard packages, so no clock,
 // randomness, I/O or third-party code creeps in.
 func TestPurity(t *testing.T) {
