@@ -420,6 +420,10 @@ var typed = map[string]bool{
 	"json": true, "svg": true, "html": true, "bbcode": true, "markdown": true, "ledger": true, "log": true,
 	// "id" is what Russian screens call an id too.
 	"id": true,
+	// The CLI's commands, values and usage lines' placeholders that its
+	// usage errors (detail.usage) name.
+	"bench": true, "backup": true, "restore": true, "import": true, "config": true, "table": true, "png": true,
+	"X": true, "Y": true, "DIST": true, "DEG": true, "TARGET": true, "CAMPAIGN": true, "BATTLE": true, "VERSION": true,
 }
 
 var wordRE = regexp.MustCompile(`[A-Za-z]+`)
@@ -428,14 +432,18 @@ var latin = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_.\-]*`)
 
 // englishWords returns the Latin words of s that are not ids (the sample's
 // values), rule ids (C.17), names with a dot, dash, underscore or digit
-// (commands, fields, SHA-256, 2D6), or values a user types.
+// (commands, fields, SHA-256, 2D6), flags as typed (--batch, -f), or
+// values a user types.
 func englishWords(s string, ids []string) []string {
 	for _, id := range ids {
 		s = strings.ReplaceAll(s, id, " ")
 	}
 	var out []string
-	for _, w := range latin.FindAllString(s, -1) {
-		w = strings.TrimRight(w, ".-")
+	for _, ix := range latin.FindAllStringIndex(s, -1) {
+		if ix[0] > 0 && s[ix[0]-1] == '-' {
+			continue // a flag as typed: --batch, -f
+		}
+		w := strings.TrimRight(s[ix[0]:ix[1]], ".-")
 		if typed[w] || strings.ContainsAny(w, "._-0123456789") || w == "D" || w == "SHA" || w == "JSON" || w == "N" {
 			continue
 		}

@@ -413,6 +413,12 @@ func detailSources(t *testing.T) []sourcePhrase {
 					}
 				}
 				switch {
+				case dir == "cmd/ledger" && name == "usagef" && len(x.Args) >= 1:
+					// The CLI's own usage errors (said by cmd/ledger's exit).
+					add("detail.usage", x.Args[0], fn, x.Pos(), x.Args[1:])
+				case dir == "cmd/ledger" && name == "joinWords" && len(x.Args) == 2:
+					// The words between a list's elements in a usage error.
+					add("detail.usage", x.Args[1], fn, x.Pos(), nil)
 				case name == "operatorOnly" && dir == "app" && len(x.Args) >= 2:
 					// What is the operator's: words of its own.
 					words(x.Args[1], x.Pos())
@@ -432,6 +438,19 @@ func detailSources(t *testing.T) []sourcePhrase {
 					add("detail."+code, x.Args[2], fn, x.Pos(), x.Args[3:])
 				}
 			case *ast.CompositeLit:
+				if dir == "cmd/ledger" && isTypeNamed(x.Type, "Words") {
+					// A usage error's value said by words of its own.
+					for _, el := range x.Elts {
+						if kv, ok := el.(*ast.KeyValueExpr); ok {
+							if key, _ := kv.Key.(*ast.Ident); key != nil && key.Name == "Format" {
+								if _, ok := literal(kv.Value); ok {
+									add("detail.usage", kv.Value, fn, x.Pos(), nil)
+								}
+							}
+						}
+					}
+					return
+				}
 				if !isTypeNamed(x.Type, "InvalidInput") {
 					return
 				}

@@ -41,7 +41,7 @@ func (f *commandFlags) request(c *cli, name, campaignID, battle string, body any
 	if f.dice != "" {
 		vals, err := parseInts(f.dice)
 		if err != nil {
-			return cmd, usagef("--dice %q: %v", f.dice, err)
+			return cmd, usagef("--dice %q: %v", f.dice, usageWords(err))
 		}
 		cmd.Dice = vals
 	}
@@ -62,7 +62,7 @@ func parseInts(s string) ([]int, error) {
 	for _, p := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", p)
+			return nil, usagef("%q is not a number", p)
 		}
 		out = append(out, n)
 	}
@@ -72,12 +72,12 @@ func parseInts(s string) ([]int, error) {
 func parsePoint(s string) (map[string]float64, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != 2 {
-		return nil, fmt.Errorf("%q: want X,Y", s)
+		return nil, usagef("%q: want X,Y", s)
 	}
 	x, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
 	y, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
 	if err1 != nil || err2 != nil || math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
-		return nil, fmt.Errorf("%q: want X,Y in the battle's unit", s)
+		return nil, usagef("%q: want X,Y in the battle's unit", s)
 	}
 	return map[string]float64{"x": x, "y": y}, nil
 }
@@ -387,7 +387,7 @@ fewest of the unit's actions that cover the distance.`,
 			var dest map[string]float64
 			if to != "" {
 				if dest, err = parsePoint(to); err != nil {
-					return usagef("--to %v", err)
+					return usagef("--to %v", usageWords(err))
 				}
 			} else {
 				b, err := api.State(c.ctx, key)
@@ -409,7 +409,7 @@ fewest of the unit's actions that cover the distance.`,
 			for _, v := range via {
 				p, err := parsePoint(v)
 				if err != nil {
-					return usagef("--via %v", err)
+					return usagef("--via %v", usageWords(err))
 				}
 				path = append(path, p)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/clubledger/ledger/client"
 	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/i18n"
+	"github.com/clubledger/ledger/rules"
 )
 
 // Exit codes (README.md): 0 success, 1 an error, 2 bad usage, 3 refused by
@@ -135,7 +136,7 @@ func (c *cli) exit(err error) int {
 		fmt.Fprintln(c.stderr, w.t("exit.check_failed", "message", ce.msg))
 		return exitCheck
 	case errors.As(err, &ue):
-		fmt.Fprintln(c.stderr, w.t("exit.error", "message", ue.msg))
+		fmt.Fprintln(c.stderr, w.t("exit.error", "message", ue.in(w.lang)))
 		return exitUsage
 	case errors.As(err, &held):
 		fmt.Fprintln(c.stderr, w.t("exit.error", "message", err.Error()))
@@ -186,12 +187,40 @@ type checkError struct{ msg string }
 
 func (e *checkError) Error() string { return e.msg }
 
-// usageError is a mistake in how the command was called.
-type usageError struct{ msg string }
+// usageError is a mistake in how the command was called. One made by
+// usagef keeps its English format and values: exit says it in the user's
+// language by the catalogue's entry of that format ("detail.usage#N",
+// i18n.Catalogue.Detail: an exact lookup), as the door's details are.
+type usageError struct {
+	msg    string
+	format string
+	args   []any
+}
 
 func (e *usageError) Error() string { return e.msg }
 
-func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
+// in says the error in lang: by its format's entry, else as it is (its
+// English, or words already said in the language).
+func (e *usageError) in(lang string) string {
+	if e.format == "" {
+		return e.msg
+	}
+	return messages().Detail(lang, "detail.usage", rules.Words{Format: e.format, Args: e.args}, e.msg)
+}
+
+func usagef(format string, a ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, a...), format: format, args: a}
+}
+
+// usageWords is err as a value of another usage error: its format and
+// values (said by their own entry), or err itself.
+func usageWords(err error) any {
+	var ue *usageError
+	if errors.As(err, &ue) && ue.format != "" {
+		return rules.Words{Format: ue.format, Args: ue.args}
+	}
+	return err
+}
 
 func (c *cli) rootCommand() *cobra.Command {
 	root := &cobra.Command{
@@ -343,16 +372,27 @@ func (c *cli) loadConfig(cmd *cobra.Command) error {
 	for _, k := range config.Keys() {
 		known[k] = true
 	}
-	var unknown []string
+	var unknown []rules.Words
 	for _, k := range file.AllKeys() {
 		if !known[k] {
-			unknown = append(unknown, fmt.Sprintf("%q (did you mean %q?)", k, config.Nearest(k)))
+			unknown = append(unknown, rules.Words{Format: "%q (did you mean %q?)", Args: []any{k, config.Nearest(k)}})
 		}
 	}
 	if len(unknown) > 0 {
-		return usagef("config %s: unknown key %s", path, strings.Join(unknown, ", unknown key "))
+		return usagef("config %s: unknown key %s", path, joinWords(unknown, "%s, unknown key %s"))
 	}
 	return nil
+}
+
+// joinWords joins a list's words by pair, right to left (a, pair(b, c)),
+// each pair's format having the words between (and its own entry in the
+// catalogues): printed, the English as strings.Join would say it.
+func joinWords(list []rules.Words, pair string) rules.Words {
+	out := list[len(list)-1]
+	for i := len(list) - 2; i >= 0; i-- {
+		out = rules.Words{Format: pair, Args: []any{list[i], out}}
+	}
+	return out
 }
 
 // harnessEnv are the LEDGER_* variables (and prefixes, ending in _) that
@@ -370,7 +410,7 @@ func (c *cli) checkEnv(environ []string) error {
 	for _, k := range append(config.Keys(), c.v.AllKeys()...) {
 		known[envName(k)] = true
 	}
-	var unknown []string
+	var unknown []rules.Words
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
 		if !strings.HasPrefix(name, "LEDGER_") || known[name] {
@@ -382,11 +422,11 @@ func (c *cli) checkEnv(environ []string) error {
 			continue
 		}
 		key := strings.ToLower(strings.TrimPrefix(name, "LEDGER_"))
-		unknown = append(unknown, fmt.Sprintf("%s (did you mean %s?)", name, envName(nearestEnvKey(key, c.v.AllKeys()))))
+		unknown = append(unknown, rules.Words{Format: "%s (did you mean %s?)", Args: []any{name, envName(nearestEnvKey(key, c.v.AllKeys()))}})
 	}
 	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return usagef("environment: unknown variable %s: the ledger reads LEDGER_ and a configuration key in capitals, dots as _ (`ledger config` shows them); unset it", strings.Join(unknown, ", unknown variable "))
+		sort.Slice(unknown, func(i, j int) bool { return unknown[i].String() < unknown[j].String() })
+		return usagef("environment: unknown variable %s: the ledger reads LEDGER_ and a configuration key in capitals, dots as _ (`ledger config` shows them); unset it", joinWords(unknown, "%s, unknown variable %s"))
 	}
 	return nil
 }
