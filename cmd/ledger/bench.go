@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/config"
@@ -93,6 +94,19 @@ club's) and a fresh projection in a temporary folder.
 docs/performance.md records figures and how to read them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !league {
+				// A league's flag given without --league would be ignored
+				// while a different benchmark runs: say so instead.
+				var alone string
+				cmd.Flags().Visit(func(f *pflag.Flag) {
+					if alone == "" && strings.HasPrefix(f.Usage, "with --league") {
+						alone = f.Name
+					}
+				})
+				if alone != "" {
+					return usagef("bench: --%s needs --league", alone)
+				}
+			}
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)
 				if err != nil {

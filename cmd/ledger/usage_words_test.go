@@ -137,6 +137,9 @@ func TestUsageErrorsInRussian(t *testing.T) {
 		enAndRuSay string // kept as typed
 	}{
 		{"", nil, []string{"--lang", "ru", "bench", "--batch", "20000"}, "bench: --batch at most 10000", "bench: --batch — не больше 10000", "--batch"},
+		// A league's flag without --league: said, not ignored while another
+		// benchmark runs.
+		{"", nil, []string{"--lang", "ru", "bench", "--parts", "zz"}, "bench: --parts needs --league", "bench: --parts нужен вместе с --league", "--parts"},
 		{"", nil, []string{"--lang=ru", "backup"}, "backup: give the file to write with -f", "backup: укажите файл для записи флагом -f", "-f"},
 		{"ru", nil, []string{"report", "c/b", "--format", "pdf"}, `--format "pdf": html, bbcode or markdown`, "--format «pdf»: html, bbcode или markdown", "pdf"},
 		{"", nil, []string{"--lang", "ru", "move", "c/b", "u", "--to", "1,x"}, `--to "1,x": want X,Y in the battle's unit`, "--to «1,x»: нужно X,Y в единицах битвы", "1,x"},
