@@ -77,7 +77,7 @@ func Rebuild(ctx context.Context, log events.Log, live *DB, opt RebuildOptions) 
 	res := Rebuilt{Path: live.Path(), Aside: AsidePath(live.Path())}
 	if !opt.Fresh {
 		if _, err := os.Stat(res.Aside); err == nil {
-			cp, err := fileCheckpoint(ctx, res.Aside)
+			cp, err := FileCheckpoint(ctx, res.Aside)
 			if err != nil {
 				return res, err
 			}
@@ -124,10 +124,6 @@ func Rebuild(ctx context.Context, log events.Log, live *DB, opt RebuildOptions) 
 // FileCheckpoint reads the checkpoint of a projection file no process
 // uses (an interrupted rebuild's).
 func FileCheckpoint(ctx context.Context, path string) (uint64, error) {
-	return fileCheckpoint(ctx, path)
-}
-
-func fileCheckpoint(ctx context.Context, path string) (uint64, error) {
 	db, err := Open(path)
 	if err != nil {
 		return 0, err

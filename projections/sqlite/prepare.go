@@ -52,16 +52,16 @@ type row struct {
 	args  []any
 }
 
-// execer runs a statement: a batch's transaction (txw), or rows, which
+// execer runs a statement: a batch's transaction (txw), or recorded, which
 // keeps it to be run later.
 type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-// rows keeps statements to be run when the event is applied.
-type rows []row
+// recorded keeps statements to be run when the event is applied.
+type recorded []row
 
-func (r *rows) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {
+func (r *recorded) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {
 	*r = append(*r, row{query: query, args: args})
 	return nil, nil
 }
@@ -88,7 +88,7 @@ func (d *DB) PrepareBatch(evs []events.Envelope) projections.Prepared {
 		if it.ev, it.err = rules.DecodeEvent(e.Type, payload); it.err != nil {
 			continue
 		}
-		var rs rows
+		var rs recorded
 		if rules.IsDisputeEvent(e.Type) {
 			it.err = insertDisputeRows(context.Background(), &rs, e, it.ev)
 		} else {
