@@ -2,8 +2,6 @@ package audit_test
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/campaign/audit"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/rules"
 )
@@ -36,17 +35,13 @@ func bigBattle(tb testing.TB) []events.Envelope {
 }
 
 func playBig(tb testing.TB, minEvents int) []events.Envelope {
-	l := openLedger(tb)
+	l := campaigntest.Open(tb, campaigntest.Options{Keys: true})
 	n, count := 0, 0
 	exec := func(actor, name, battle string, body any) error {
 		tb.Helper()
-		b, err := json.Marshal(body)
-		if err != nil {
-			tb.Fatal(err)
-		}
 		n++
-		out, err := l.svc.Execute(context.Background(), campaign.Request{
-			ID: fmt.Sprintf("c%d", n), Principal: campaign.Operator(actor), Campaign: bigKey.Campaign, Battle: battle, Name: name, Body: b})
+		out, err := campaigntest.Try(l.Service, campaign.Request{
+			ID: fmt.Sprintf("c%d", n), Principal: campaign.Operator(actor), Campaign: bigKey.Campaign, Battle: battle, Name: name, Body: campaigntest.Body(tb, body)})
 		var r *rules.Refusal
 		if err != nil && !errors.As(err, &r) {
 			tb.Fatalf("%s: %v", name, err)
@@ -106,7 +101,7 @@ func playBig(tb testing.TB, minEvents int) []events.Envelope {
 		}
 	}
 	must("umpire", rules.CmdBattleEnd, "b1", map[string]any{"reason": "enough"})
-	return l.read(tb, bigKey)
+	return l.Read(tb, bigKey)
 }
 
 func TestBigBattlePasses(t *testing.T) {

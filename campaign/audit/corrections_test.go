@@ -9,6 +9,7 @@ import (
 
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/campaign/audit"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/rules"
 )
@@ -17,19 +18,19 @@ import (
 // battle's stored events.
 func playDisputes(t *testing.T, file, camp string) []events.Envelope {
 	t.Helper()
-	l := openLedger(t)
+	l := campaigntest.Open(t, campaigntest.Options{Keys: true})
 	sc, err := campaign.LoadScenario("../../testdata/scenarios/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sc.Play(context.Background(), l.svc, campaign.Operator("umpire"), func(r campaign.StepResult) {
+	if err := sc.Play(context.Background(), l.Service, campaign.Operator("umpire"), func(r campaign.StepResult) {
 		if r.Mismatch != "" {
 			t.Errorf("step %d %s: %s: %v %v", r.Number, r.Step.Do, r.Mismatch, r.Refusal, r.Err)
 		}
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return l.read(t, events.Key{Campaign: camp, Battle: "b1"})
+	return l.Read(t, events.Key{Campaign: camp, Battle: "b1"})
 }
 
 // TestCorrectionsAudited: the audit checks every correction of

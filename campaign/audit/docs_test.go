@@ -161,7 +161,7 @@ func TestIndependentVerifierAgrees(t *testing.T) {
 	})
 	forged := cloneEnvs(noncedEvs)
 	edit(t, &forged[playerRoll], func(r *rules.DiceRolled) { r.Nonce = otherNonce(t, noncedEvs, playerRoll) })
-	forged = rechainWith(t, forged, nonced.l.keys.Signer)
+	forged = rechainWith(t, forged, nonced.l.Keys.Signer)
 
 	oldV2, err := os.ReadFile(v2Export)
 	if err != nil {

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -14,59 +12,12 @@ import (
 
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/campaign/audit"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/events/jetstream"
-	"github.com/clubledger/ledger/events/jetstream/jstest"
 	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/keys"
 	"github.com/clubledger/ledger/rules"
 )
-
-// ledger is a real in-process JetStream log and sealed vault with the
-// service, which signs with the ledger's key file and verifies what it
-// reads.
-type ledger struct {
-	log  *jetstream.Log
-	svc  *campaign.Service
-	keys *keys.Keys
-}
-
-func openLedger(tb testing.TB) ledger {
-	tb.Helper()
-	return openLedgerWith(tb, dicetest.Entropy(tb))
-}
-
-// openLedgerWith opens a ledger whose service draws its secrets from entropy.
-func openLedgerWith(tb testing.TB, entropy io.Reader) ledger {
-	tb.Helper()
-	nc := jstest.RunServer(tb)
-	log := jstest.OpenLog(tb, nc, jetstream.Config{})
-	v, err := jetstream.OpenVault(context.Background(), jstest.JetStream(tb, nc), jetstream.VaultConfig{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	k, err := keys.Create(filepath.Join(tb.TempDir(), keys.DefaultFile), 1, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sealed, err := k.SealVault(v)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	// The harness's source for the secret dice seed (dicetest): the
-	// example battle's digital rolls are the same on every run, and the
-	// tests' assertions hold whatever they show.
-	return ledger{log: log, keys: k, svc: campaign.NewService(log, sealed, campaign.Options{Entropy: entropy, Signer: k.Signer, Keys: k.Keyring()})}
-}
-
-func (l ledger) read(tb testing.TB, key events.Key) []events.Envelope {
-	tb.Helper()
-	evs, err := l.log.Read(context.Background(), key, 0)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return evs
-}
 
 var firstBattleKey = events.Key{Campaign: "demo-1809", Battle: "eggmuhl"}
 
@@ -83,19 +34,21 @@ var firstBattle struct {
 func playFirstBattle(tb testing.TB) []events.Envelope {
 	tb.Helper()
 	firstBattle.once.Do(func() {
-		// The same dice whichever test plays it first.
-		l := openLedgerWith(tb, dicetest.New("first-battle"))
+		// The same dice whichever test plays it first. A real ledger: the
+		// log and the sealed vault on JetStream, the service signing with
+		// the key file and verifying what it reads.
+		l := campaigntest.Open(tb, campaigntest.Options{Keys: true, Service: campaign.Options{Entropy: dicetest.New("first-battle")}})
 		sc, err := campaign.LoadScenario("../../examples/first-battle.yaml")
 		if err != nil {
 			firstBattle.err = err
 			return
 		}
-		if err := sc.Play(context.Background(), l.svc, campaign.Operator("umpire"), nil); err != nil {
+		if err := sc.Play(context.Background(), l.Service, campaign.Operator("umpire"), nil); err != nil {
 			firstBattle.err = err
 			return
 		}
-		firstBattle.evs = l.read(tb, firstBattleKey)
-		firstBattle.keys = l.keys
+		firstBattle.evs = l.Read(tb, firstBattleKey)
+		firstBattle.keys = l.Keys
 	})
 	if firstBattle.err != nil {
 		tb.Fatalf("play the first battle: %v", firstBattle.err)

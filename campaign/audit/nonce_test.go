@@ -10,6 +10,7 @@ import (
 
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/campaign/audit"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/rules"
 	"github.com/clubledger/ledger/rules/dice"
@@ -20,7 +21,7 @@ var noncedKey = events.Key{Campaign: "club", Battle: "raab"}
 
 // nonced is a battle played with player nonces, and the ledger it lives in.
 type nonced struct {
-	l   ledger
+	l   *campaigntest.Ledger
 	evs []events.Envelope
 	// rolls counts the digital rolls by the person whose command each
 	// settles: [with a player's nonce, without].
@@ -36,27 +37,19 @@ type nonced struct {
 // ledger-dice-v1 (scheme) the same commands mix in no nonce at all.
 func playNoncedBattle(tb testing.TB, scheme string) nonced {
 	tb.Helper()
-	l := openLedger(tb)
+	l := campaigntest.Open(tb, campaigntest.Options{Keys: true})
 	ctx := context.Background()
 	op := campaign.Operator("")
 	n := 0
 	do := func(p campaign.Principal, forWho, name string, b any, nonce string) campaign.Outcome {
 		tb.Helper()
-		raw, err := json.Marshal(b)
-		if err != nil {
-			tb.Fatal(err)
-		}
 		n++
 		battle := noncedKey.Battle
 		if name == campaign.CmdCreate || name == campaign.CmdPlayerAdd {
 			battle = ""
 		}
-		out, err := l.svc.Execute(ctx, campaign.Request{ID: fmt.Sprintf("%s-%d", p.Player, n), Principal: p, For: forWho,
-			Campaign: noncedKey.Campaign, Battle: battle, Name: name, Body: raw, Nonce: nonce})
-		if err != nil {
-			tb.Fatalf("%s by %s: %v", name, p.Player, err)
-		}
-		return out
+		return campaigntest.Do(tb, l.Service, campaign.Request{ID: fmt.Sprintf("%s-%d", p.Player, n), Principal: p, For: forWho,
+			Campaign: noncedKey.Campaign, Battle: battle, Name: name, Body: campaigntest.Body(tb, b), Nonce: nonce})
 	}
 	device := func(who string) string {
 		return fmt.Sprintf("%x", fmt.Sprintf("%-16.16s", who+" device "+fmt.Sprint(n)))
@@ -66,7 +59,7 @@ func playNoncedBattle(tb testing.TB, scheme string) nonced {
 	who := map[string]campaign.Principal{}
 	for _, p := range []struct{ id, role, side string }{{"marie", campaign.RolePlayer, "french"}, {"karl", campaign.RolePlayer, "austrians"}, {"ump", campaign.RoleUmpire, ""}} {
 		out := do(op, "", campaign.CmdPlayerAdd, map[string]string{"player": p.id, "role": p.role, "side": p.side}, "")
-		pr, err := l.svc.Authenticate(ctx, noncedKey.Campaign, out.Token)
+		pr, err := l.Service.Authenticate(ctx, noncedKey.Campaign, out.Token)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -133,7 +126,7 @@ func playNoncedBattle(tb testing.TB, scheme string) nonced {
 	count("karl", do(who["karl"], "", rules.CmdOrderGive, order("austrians", 1), device("karl")))
 	count("karl", do(who["ump"], "karl", rules.CmdOrderGive, order("austrians", 2), device("ump")))
 	do(who["ump"], "", rules.CmdBattleEnd, map[string]string{"reason": "agreed"}, "")
-	return nonced{l: l, evs: l.read(tb, noncedKey), rolls: rolls}
+	return nonced{l: l, evs: l.Read(tb, noncedKey), rolls: rolls}
 }
 
 // TestAuditOfANoncedBattle: the audit of a battle played with player
@@ -145,7 +138,7 @@ func playNoncedBattle(tb testing.TB, scheme string) nonced {
 // id recorded on a v3 roll, and a roll that records another scheme.
 func TestAuditOfANoncedBattle(t *testing.T) {
 	b := playNoncedBattle(t, dice.Scheme)
-	ring := b.l.keys.Keyring()
+	ring := b.l.Keys.Keyring()
 	live := audit.Verify(b.evs, audit.Options{Keys: ring})
 	checkStatus(t, live, nil)
 	x := readExport(t, exportBytes(t, b.evs, false))
@@ -207,7 +200,7 @@ func TestAuditOfANoncedBattle(t *testing.T) {
 	} {
 		evs := cloneEnvs(b.evs)
 		edit(t, &evs[c.at], c.change)
-		forged := rechainWith(t, evs, b.l.keys.Signer)
+		forged := rechainWith(t, evs, b.l.Keys.Signer)
 		r := audit.Verify(forged, audit.Options{Keys: ring})
 		f := firstFailure(t, r, c.check)
 		if f.Version != forged[c.at].Version || !strings.Contains(f.Message, c.says) {
@@ -245,7 +238,7 @@ func TestAuditOfAV1Battle(t *testing.T) {
 	i := find(t, b.evs, rules.EvDiceRolled, nil)
 	evs := cloneEnvs(b.evs)
 	edit(t, &evs[i], func(r *rules.DiceRolled) { r.Nonce = "00112233445566778899aabbccddeeff" })
-	if f := firstFailure(t, audit.Verify(rechainWith(t, evs, b.l.keys.Signer), audit.Options{Keys: b.l.keys.Keyring()}), audit.CheckNonces); !strings.Contains(f.Message, "mixes in neither") {
+	if f := firstFailure(t, audit.Verify(rechainWith(t, evs, b.l.Keys.Signer), audit.Options{Keys: b.l.Keys.Keyring()}), audit.CheckNonces); !strings.Contains(f.Message, "mixes in neither") {
 		t.Errorf("a nonce on a v1 roll: %s", f)
 	}
 }
@@ -322,7 +315,7 @@ func TestEnteredRollsChargedToWhoEnteredThem(t *testing.T) {
 // it can grind) is named; so is a v3 roll in a v1 battle.
 func TestAV2BattleRollsByV3(t *testing.T) {
 	b := playNoncedBattle(t, dice.SchemeV2)
-	ring := b.l.keys.Keyring()
+	ring := b.l.Keys.Keyring()
 	rep := audit.Verify(b.evs, audit.Options{Keys: ring})
 	checkStatus(t, rep, nil)
 	last := -1
@@ -344,7 +337,7 @@ func TestAV2BattleRollsByV3(t *testing.T) {
 	}
 	evs := cloneEnvs(b.evs)
 	edit(t, &evs[last], func(r *rules.DiceRolled) { r.Scheme, r.CommandID = "", evs[last].CommandID })
-	forged := rechainWith(t, evs, b.l.keys.Signer)
+	forged := rechainWith(t, evs, b.l.Keys.Signer)
 	if f := firstFailure(t, audit.Verify(forged, audit.Options{Keys: ring}), audit.CheckRolls); f.Version != forged[last].Version || !strings.Contains(f.Message, "do not go back") {
 		t.Errorf("a v2 roll after v3: %s", f)
 	}
@@ -353,8 +346,8 @@ func TestAV2BattleRollsByV3(t *testing.T) {
 	i := find(t, v1.evs, rules.EvDiceRolled, nil)
 	evs = cloneEnvs(v1.evs)
 	edit(t, &evs[i], func(r *rules.DiceRolled) { r.Scheme = dice.SchemeV3 })
-	forged = rechainWith(t, evs, v1.l.keys.Signer)
-	if f := firstFailure(t, audit.Verify(forged, audit.Options{Keys: v1.l.keys.Keyring()}), audit.CheckRolls); !strings.Contains(f.Message, "which a battle keeps to its end") {
+	forged = rechainWith(t, evs, v1.l.Keys.Signer)
+	if f := firstFailure(t, audit.Verify(forged, audit.Options{Keys: v1.l.Keys.Keyring()}), audit.CheckRolls); !strings.Contains(f.Message, "which a battle keeps to its end") {
 		t.Errorf("a v3 roll in a v1 battle: %s", f)
 	}
 }

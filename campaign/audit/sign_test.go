@@ -16,6 +16,7 @@ import (
 
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/campaign/audit"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/rules"
 )
@@ -353,16 +354,16 @@ func exportBytesMeta(tb testing.TB, evs []events.Envelope, m audit.Meta) []byte 
 // token hashes of the campaign's people, not even in part.
 func TestNoTokenHashes(t *testing.T) {
 	ctx := context.Background()
-	l := openLedger(t)
+	l := campaigntest.Open(t, campaigntest.Options{Keys: true})
 	sc, err := campaign.LoadScenario("../../examples/first-battle.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sc.Play(ctx, l.svc, campaign.Operator("umpire"), nil); err != nil {
+	if err := sc.Play(ctx, l.Service, campaign.Operator("umpire"), nil); err != nil {
 		t.Fatal(err)
 	}
 	var hashes []string
-	for _, e := range l.read(t, events.Key{Campaign: "demo-1809"}) {
+	for _, e := range l.Read(t, events.Key{Campaign: "demo-1809"}) {
 		var p campaign.PlayerAdded
 		if e.Type == campaign.EvPlayerAdded && json.Unmarshal(e.Payload, &p) == nil {
 			hashes = append(hashes, p.TokenHash)
@@ -371,10 +372,10 @@ func TestNoTokenHashes(t *testing.T) {
 	if len(hashes) < 2 {
 		t.Fatalf("the scenario adds its players, with tokens: %v", hashes)
 	}
-	evs := l.read(t, firstBattleKey)
+	evs := l.Read(t, firstBattleKey)
 	file := exportBytes(t, evs, true)
 	rep, _ := json.Marshal(readExport(t, file).Verify())
-	live, _ := json.Marshal(audit.Verify(evs, audit.Options{Keys: l.keys.Keyring()}))
+	live, _ := json.Marshal(audit.Verify(evs, audit.Options{Keys: l.Keys.Keyring()}))
 	for _, h := range hashes {
 		for name, b := range map[string][]byte{"export": file, "report": rep, "live report": live} {
 			if bytes.Contains(b, []byte(h[:8])) {
@@ -383,7 +384,7 @@ func TestNoTokenHashes(t *testing.T) {
 		}
 	}
 	// A campaign stream is not a battle: it is not exported.
-	if err := audit.WriteExport(&bytes.Buffer{}, audit.Meta{}, l.read(t, events.Key{Campaign: "demo-1809"})); err == nil {
+	if err := audit.WriteExport(&bytes.Buffer{}, audit.Meta{}, l.Read(t, events.Key{Campaign: "demo-1809"})); err == nil {
 		t.Error("a campaign stream was exported")
 	}
 }
