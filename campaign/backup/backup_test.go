@@ -14,10 +14,10 @@ import (
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/campaign/audit"
 	"github.com/clubledger/ledger/campaign/backup"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/campaign/loadgen"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/jetstream"
-	"github.com/clubledger/ledger/events/jetstream/jstest"
 	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/projections/sqlite"
 )
@@ -25,27 +25,13 @@ import (
 // The ledger's vault lists its names itself, as a backup needs.
 var _ backup.Vault = (*jetstream.Vault)(nil)
 
-type ledger struct {
-	log   *jetstream.Log
-	vault *jetstream.Vault
-	svc   *campaign.Service
-}
-
-func newLedger(t *testing.T) ledger {
-	t.Helper()
-	nc := jstest.RunServer(t)
-	log := jstest.OpenLog(t, nc, jetstream.Config{})
-	v := jstest.OpenVault(t, nc, jetstream.VaultConfig{})
-	return ledger{log: log, vault: v, svc: campaign.NewService(log, v, campaign.Options{Entropy: dicetest.Entropy(t)})}
-}
+// vault is l's vault: on JetStream, it lists its names itself.
+func vault(l *campaigntest.Ledger) backup.Vault { return l.Vault.(*jetstream.Vault) }
 
 func play(t *testing.T, svc *campaign.Service, gen *loadgen.Battle, n int) {
 	t.Helper()
 	for i := 0; i < n && !gen.Ended(); i++ {
-		req := gen.Next()
-		if _, err := svc.Execute(context.Background(), req); err != nil {
-			t.Fatalf("%s %s: %v", req.ID, req.Name, err)
-		}
+		campaigntest.Do(t, svc, gen.Next())
 	}
 }
 
@@ -70,14 +56,12 @@ func build(t *testing.T, log events.Log, until uint64) *sqlite.DB {
 // battle's audit passes. A non-empty ledger and damaged files are refused.
 func TestBackupWhileServingAndRestore(t *testing.T) {
 	ctx := context.Background()
-	src := newLedger(t)
-	if _, err := src.svc.Execute(ctx, loadgen.CreateCampaign("bk")); err != nil {
-		t.Fatal(err)
-	}
+	src := campaigntest.Open(t, campaigntest.Options{})
+	campaigntest.Do(t, src.Service, loadgen.CreateCampaign("bk"))
 	gens := []*loadgen.Battle{loadgen.NewBattle("bk", "b1", 1), loadgen.NewBattle("bk", "b2", 2)}
 	gens[1].TurnLimit = 4 // one battle ends: its seed is revealed
 	for _, g := range gens {
-		play(t, src.svc, g, 40)
+		play(t, src.Service, g, 40)
 	}
 	// Keep writing while the backup runs.
 	var wg sync.WaitGroup
@@ -95,14 +79,14 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 				return
 			}
 			req := gens[0].Next()
-			if _, err := src.svc.Execute(ctx, req); err != nil {
+			if _, err := src.Service.Execute(ctx, req); err != nil {
 				t.Errorf("%s: %v", req.ID, err)
 				return
 			}
 		}
 	}()
 	var buf bytes.Buffer
-	sum, err := backup.Write(ctx, &buf, src.log, src.vault, time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), "test")
+	sum, err := backup.Write(ctx, &buf, src.Log, vault(src), time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), "test")
 	close(stop)
 	wg.Wait()
 	if err != nil {
@@ -144,27 +128,27 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 	}
 
 	// Restore into an empty ledger.
-	dst := newLedger(t)
-	restored, err := backup.Restore(ctx, bytes.NewReader(file), dst.log, dst.vault, backup.RestoreOptions{})
+	dst := campaigntest.Open(t, campaigntest.Options{})
+	restored, err := backup.Restore(ctx, bytes.NewReader(file), dst.Log, vault(dst), backup.RestoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !restored.SequencesKept {
 		t.Fatal("restored events did not get their sequences back")
 	}
-	if last, _ := dst.log.LastSequence(ctx); last != sum.Header.LastSequence {
+	if last, _ := dst.Log.LastSequence(ctx); last != sum.Header.LastSequence {
 		t.Fatalf("restored log ends at %d, the cut was %d", last, sum.Header.LastSequence)
 	}
 	// Refused a second time: the ledger is not empty now.
-	if _, err := backup.Restore(ctx, bytes.NewReader(file), dst.log, dst.vault, backup.RestoreOptions{}); !errors.Is(err, backup.ErrNotEmpty) {
+	if _, err := backup.Restore(ctx, bytes.NewReader(file), dst.Log, vault(dst), backup.RestoreOptions{}); !errors.Is(err, backup.ErrNotEmpty) {
 		t.Fatalf("restore into a non-empty ledger: %v", err)
 	}
 	for _, key := range []events.Key{{Campaign: "bk"}, {Campaign: "bk", Battle: "b1"}, {Campaign: "bk", Battle: "b2"}} {
-		orig, err := src.log.Read(ctx, key, 0)
+		orig, err := src.Log.Read(ctx, key, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := dst.log.Read(ctx, key, 0)
+		got, err := dst.Log.Read(ctx, key, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,25 +169,22 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 	// The sealed seeds came along: the restored ledger goes on playing and
 	// ends battle b1 with a reveal that matches its commitment.
 	for _, name := range []string{"dice.bk.b1.battle", "dice.bk.b2.battle"} {
-		a, err := src.vault.Get(ctx, name)
+		a, err := src.Vault.Get(ctx, name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := dst.vault.Get(ctx, name)
+		b, err := dst.Vault.Get(ctx, name)
 		if err != nil || !bytes.Equal(a, b) {
 			t.Fatalf("sealed %s: %v", name, err)
 		}
 	}
-	if diffs, err := build(t, dst.log, 0).Compare(ctx, build(t, src.log, sum.Header.LastSequence)); err != nil || len(diffs) > 0 {
+	if diffs, err := build(t, dst.Log, 0).Compare(ctx, build(t, src.Log, sum.Header.LastSequence)); err != nil || len(diffs) > 0 {
 		t.Fatalf("restored projection differs from the original's at the cut: %v %v", diffs, err)
 	}
-	restSvc := campaign.NewService(dst.log, dst.vault, campaign.Options{Entropy: dicetest.New(t.Name() + "/restored")})
-	end, err := restSvc.Execute(ctx, campaign.Request{ID: "end-after-restore", Principal: campaign.Operator("umpire"), Campaign: "bk", Battle: "b1",
+	restSvc := campaign.NewService(dst.Log, dst.Vault, campaign.Options{Entropy: dicetest.New(t.Name() + "/restored")})
+	end := campaigntest.Do(t, restSvc, campaign.Request{ID: "end-after-restore", Principal: campaign.Operator("umpire"), Campaign: "bk", Battle: "b1",
 		Name: "battle.end", Body: []byte(`{"reason":"restored"}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, _ := dst.log.Read(ctx, events.Key{Campaign: "bk", Battle: "b1"}, 0)
+	all, _ := dst.Log.Read(ctx, events.Key{Campaign: "bk", Battle: "b1"}, 0)
 	if rep := audit.Verify(all, audit.Options{}); rep.Failed() || end.Events[0].Type != "dice.revealed" {
 		t.Fatalf("after the reveal in the restored ledger: %v (first event %s)", rep.Err(), end.Events[0].Type)
 	}
@@ -212,13 +193,13 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 // TestBackupEmptyLedger: an empty ledger backs up to a file that restores.
 func TestBackupEmptyLedger(t *testing.T) {
 	ctx := context.Background()
-	src := newLedger(t)
+	src := campaigntest.Open(t, campaigntest.Options{})
 	path := filepath.Join(t.TempDir(), "empty.ledger-backup")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := backup.Write(ctx, f, src.log, src.vault, time.Now(), "")
+	sum, err := backup.Write(ctx, f, src.Log, vault(src), time.Now(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,8 +212,8 @@ func TestBackupEmptyLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	dst := newLedger(t)
-	if _, err := backup.Restore(ctx, f, dst.log, dst.vault, backup.RestoreOptions{}); err != nil {
+	dst := campaigntest.Open(t, campaigntest.Options{})
+	if _, err := backup.Restore(ctx, f, dst.Log, vault(dst), backup.RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
