@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/rules"
@@ -18,7 +19,8 @@ import (
 // victory points the service folds, and equals one built in one go.
 func TestProjectionFollowsRescore(t *testing.T) {
 	ctx := context.Background()
-	log, svc := openService(t)
+	l := campaigntest.Open(t, campaigntest.Options{})
+	log, svc := l.Log, l.Service
 	sc, err := campaign.LoadScenario("../../testdata/scenarios/d-campaign.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -2,19 +2,14 @@ package sqlite_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/events/jetstream"
-	"github.com/clubledger/ledger/events/jetstream/jstest"
-	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/sqlite"
 )
@@ -32,30 +27,17 @@ func mustOpen(tb testing.TB, path string) *sqlite.DB {
 // battleLog plays a small battle with many commands into a real log.
 func battleLog(t *testing.T) events.Log {
 	t.Helper()
-	log, _ := battleLogWith(t, campaign.Options{})
-	return log
+	return battleLedger(t, campaigntest.Options{}).Log
 }
 
-// battleLogWith is battleLog with the service's options (a signing key),
-// and the connection, for writing to NATS behind the service's back.
-func battleLogWith(t *testing.T, opts campaign.Options) (events.Log, *nats.Conn) {
+// battleLedger is battleLog's ledger opened with opts (a key file), with
+// the connection, for writing to NATS behind the service's back.
+func battleLedger(t *testing.T, opts campaigntest.Options) *campaigntest.Ledger {
 	t.Helper()
-	nc := jstest.RunServer(t)
-	js := jstest.JetStream(t, nc)
-	log := jstest.OpenLog(t, nc, jetstream.Config{})
-	vault, err := jetstream.OpenVault(context.Background(), js, jetstream.VaultConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Entropy = dicetest.Entropy(t)
-	svc := campaign.NewService(log, vault, opts)
+	l := campaigntest.Open(t, opts)
 	do := func(id, name, battle string, body any, dice ...int) {
 		t.Helper()
-		b, _ := json.Marshal(body)
-		if _, err := svc.Execute(context.Background(), campaign.Request{ID: id, Principal: campaign.Operator("umpire"), Campaign: "c1", Battle: battle,
-			Name: name, Body: b, Dice: campaign.DiceInput{Values: dice}}); err != nil {
-			t.Fatalf("%s: %v", id, err)
-		}
+		execute(t, l.Service, "umpire", "c1", battle, id, name, body, dice...)
 	}
 	do("c", campaign.CmdCreate, "", map[string]any{"name": "C", "sides": []map[string]string{{"id": "red"}, {"id": "blue"}}})
 	for _, b := range []string{"b1", "b2"} {
@@ -80,7 +62,7 @@ func battleLogWith(t *testing.T, opts campaign.Options) (events.Log, *nats.Conn)
 			}
 		}
 	}
-	return log, nc
+	return l
 }
 
 func TestResumeAfterStopEqualsCleanRebuild(t *testing.T) {

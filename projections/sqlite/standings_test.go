@@ -11,40 +11,20 @@ import (
 	"testing"
 
 	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/events/jetstream"
-	"github.com/clubledger/ledger/events/jetstream/jstest"
-	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/projtest"
 	"github.com/clubledger/ledger/projections/sqlite"
 	"github.com/clubledger/ledger/rules"
 )
 
-// openService starts a log and a vault and the campaign service on them.
-func openService(t *testing.T) (events.Log, *campaign.Service) {
-	t.Helper()
-	nc := jstest.RunServer(t)
-	js := jstest.JetStream(t, nc)
-	log := jstest.OpenLog(t, nc, jetstream.Config{})
-	vault, err := jetstream.OpenVault(context.Background(), js, jetstream.VaultConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return log, campaign.NewService(log, vault, campaign.Options{Entropy: dicetest.Entropy(t)})
-}
-
-// execute runs one command through the service and fails the test on a
-// refusal or an error.
+// execute runs one command through the service, from the operator named
+// actor, and fails the test on a refusal or an error.
 func execute(t *testing.T, svc *campaign.Service, actor, camp, battle, id, name string, body any, dice ...int) campaign.Outcome {
 	t.Helper()
-	b, _ := json.Marshal(body)
-	out, err := svc.Execute(context.Background(), campaign.Request{ID: id, Principal: campaign.Operator(actor), Campaign: camp, Battle: battle,
-		Name: name, Body: b, Dice: campaign.DiceInput{Values: dice}})
-	if err != nil {
-		t.Fatalf("%s %s: %v", id, name, err)
-	}
-	return out
+	return campaigntest.Do(t, svc, campaign.Request{ID: id, Principal: campaign.Operator(actor), Campaign: camp, Battle: battle,
+		Name: name, Body: campaigntest.Body(t, body), Dice: campaign.DiceInput{Values: dice}})
 }
 
 // project builds a projection of the whole log with batches of size.
@@ -243,7 +223,8 @@ func tablesHolding(t *testing.T, db *sqlite.DB, s string) []string {
 // of 1, 7 and 500 events are equal.
 func TestStandingsEqualTheService(t *testing.T) {
 	ctx := context.Background()
-	log, svc := openService(t)
+	l := campaigntest.Open(t, campaigntest.Options{})
+	log, svc := l.Log, l.Service
 	sc, err := campaign.LoadScenario("../../testdata/scenarios/f-campaign.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -395,7 +376,8 @@ func TestStandingsEqualTheService(t *testing.T) {
 // followed along equals the service and a projection built in one go.
 func TestStandingsFoldAgainWhenBattlesChange(t *testing.T) {
 	ctx := context.Background()
-	log, svc := openService(t)
+	l := campaigntest.Open(t, campaigntest.Options{})
+	log, svc := l.Log, l.Service
 	dir := t.TempDir()
 	live := mustOpen(t, filepath.Join(dir, "live.db"))
 	step := 0

@@ -12,10 +12,10 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/events/jetstream/jstest"
-	"github.com/clubledger/ledger/keys"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/sqlite"
 )
@@ -59,11 +59,8 @@ func lastOf(t *testing.T, log events.Log, key events.Key) events.Envelope {
 // have been applied.
 func TestProjectorStopsAtEventsTheLedgerDidNotWrite(t *testing.T) {
 	ctx := context.Background()
-	k, err := keys.Create(filepath.Join(t.TempDir(), keys.DefaultFile), 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log, nc := battleLogWith(t, campaign.Options{Signer: k.Signer, Keys: k.Keyring()})
+	l := battleLedger(t, campaigntest.Options{Keys: true})
+	log, nc, k := l.Log, l.Conn, l.Keys
 	b1, b2, c1 := events.Key{Campaign: "c1", Battle: "b1"}, events.Key{Campaign: "c1", Battle: "b2"}, events.Key{Campaign: "c1"}
 	before := lastOf(t, log, b1)
 	other, _ := events.NewSigner(ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32)))
