@@ -7,10 +7,8 @@ import (
 	"testing"
 
 	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/events/jetstream"
-	"github.com/clubledger/ledger/events/jetstream/jstest"
-	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/rules"
 )
@@ -32,13 +30,8 @@ func stateJSON(t *testing.T, s *rules.State) []byte {
 // event, whatever the snapshot spacing.
 func TestTimelineEqualsLiveState(t *testing.T) {
 	ctx := context.Background()
-	nc := jstest.RunServer(t)
-	log := jstest.OpenLog(t, nc, jetstream.Config{})
-	vault, err := jetstream.OpenVault(ctx, jstest.JetStream(t, nc), jetstream.VaultConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := campaign.NewService(log, vault, campaign.Options{Entropy: dicetest.Entropy(t)})
+	l := campaigntest.Open(t, campaigntest.Options{})
+	log, svc := l.Log, l.Service
 	sc, err := campaign.LoadScenario("../examples/first-battle.yaml")
 	if err != nil {
 		t.Fatal(err)
