@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -99,8 +100,7 @@ under its projector's lock, swapped in): see docs/projections.md.`,
 			defer release()
 			// The same door whoever owns the folder: this process (with
 			// its progress), or the server, which rebuilds its own.
-			bar := newProgressReporter(c.stderr, "rebuild")
-			bar.words = c.words()
+			bar := newProgressReporter(c.stderr, "rebuild", c.words())
 			r, err := api.RebuildProjection(c.ctx, app.RebuildOptions{
 				Fresh: fresh, Batch: batch, Progress: bar.update,
 				Resuming: func(file string, seq uint64) {
@@ -122,7 +122,7 @@ under its projector's lock, swapped in): see docs/projections.md.`,
 				fmt.Fprintln(c.stdout, c.words().t("projections.server_rebuilt", "checkpoint", r.Checkpoint, "seconds", r.Seconds))
 				return nil
 			}
-			fmt.Fprintln(c.stdout, c.words().t("projections.rebuilt", "db", r.Path, "checkpoint", r.Checkpoint, "events", r.Events, "seconds", r.Seconds, "rate", r.EventsPerSecond))
+			fmt.Fprintln(c.stdout, c.words().t("projections.rebuilt", "db", r.Path, "checkpoint", r.Checkpoint, "events", r.Events, "seconds", r.Seconds, "rate", math.Round(r.EventsPerSecond)))
 			return nil
 		},
 	}
@@ -148,8 +148,7 @@ deterministic: rebuild it (ledger projections rebuild) and report a bug.`,
 			}
 			defer release()
 			w := c.words()
-			bar := newProgressReporter(c.stderr, "verify")
-			bar.words = w
+			bar := newProgressReporter(c.stderr, "verify", w)
 			v, err := api.VerifyProjection(c.ctx, app.VerifyOptions{Progress: bar.update})
 			bar.finish()
 			if err != nil {
@@ -229,7 +228,9 @@ func (a *App) damagedAtOpen() *sqlite.Damaged {
 
 // progressReporter shows a long run's progress: a bar with the count, the
 // rate and the time left on a terminal; elsewhere a plain line every few
-// seconds and one at the end, so logs stay readable.
+// seconds and one at the end, so logs stay readable. Both say the rate and
+// the time left in the CLI's language (words: "132 события/с, осталось
+// 2 мин 34 с").
 type progressReporter struct {
 	w     io.Writer
 	label string
@@ -239,12 +240,16 @@ type progressReporter struct {
 	p     projections.Progress
 	// shown is the progress last printed as a line.
 	shown projections.Progress
-	// words, when set, say the lines in the CLI's language.
+	// words say the lines in the CLI's language.
 	words words
+	// est estimates the time left from the progress seen.
+	est leftEstimate
+	// now is the clock (time.Now; a test's own).
+	now func() time.Time
 }
 
-func newProgressReporter(w io.Writer, label string) *progressReporter {
-	r := &progressReporter{w: w, label: label}
+func newProgressReporter(w io.Writer, label string, words words) *progressReporter {
+	r := &progressReporter{w: w, label: label, words: words, now: time.Now}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		r.tty = true
 	}
@@ -253,49 +258,74 @@ func newProgressReporter(w io.Writer, label string) *progressReporter {
 
 func (r *progressReporter) update(p projections.Progress) {
 	r.p = p
+	now := r.now()
+	r.est.observe(p, now)
 	if r.tty {
 		// The bar runs over log sequences: a resumed run starts part way.
+		// It shows the count; the rate and the time left are the line's
+		// words, at its end (the bar's own would be English and its time
+		// left the wild one of the first events).
 		if r.bar == nil {
 			r.bar = progressbar.NewOptions64(int64(p.Target),
 				progressbar.OptionSetWriter(r.w),
-				progressbar.OptionSetDescription(r.label),
+				progressbar.OptionSetDescription(r.words.term("progress", r.label)),
+				progressbar.OptionShowDescriptionAtLineEnd(),
 				progressbar.OptionShowCount(),
-				progressbar.OptionShowIts(),
-				progressbar.OptionSetItsString("events"),
-				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionSetPredictTime(false),
 				progressbar.OptionThrottle(100*time.Millisecond),
 				progressbar.OptionFullWidth(),
 				progressbar.OptionOnCompletion(func() { fmt.Fprintln(r.w) }),
 			)
 		}
+		if now.Sub(r.since(p)) >= time.Second {
+			r.last = now
+			r.bar.Describe(r.text(true, now))
+		}
 		r.bar.Set64(int64(p.Sequence))
 		return
 	}
-	if time.Since(r.last) >= 2*time.Second {
-		r.last = time.Now()
+	if now.Sub(r.since(p)) >= 2*time.Second {
+		r.last = now
 		r.line()
 	}
 }
 
+// since is when the progress was last said, or the run started: the first
+// line comes after its first seconds, not its first events, whose rate
+// (a batch in a millisecond: "382263 events/s") says nothing.
+func (r *progressReporter) since(p projections.Progress) time.Time {
+	if r.last.Before(p.Start) {
+		return p.Start
+	}
+	return r.last
+}
+
 func (r *progressReporter) line() {
+	r.shown = r.p
+	fmt.Fprintln(r.w, r.text(false, r.now()))
+}
+
+// text says the progress: the run's label, where it is, the events
+// applied, their rate over the run, and the time left once there is enough
+// to estimate it from (leftEstimate); for the bar (which shows the count)
+// only the label, the rate and the time left.
+func (r *progressReporter) text(bar bool, now time.Time) string {
 	p := r.p
-	r.shown = p
-	el := time.Since(p.Start)
 	rate := 0.0
-	if el > 0 {
+	if el := now.Sub(p.Start); el > 0 {
 		rate = float64(p.Applied) / el.Seconds()
 	}
-	left := "-"
-	if rate > 0 && p.Target > p.Sequence {
-		left = time.Duration(float64(p.Target-p.Sequence) / rate * float64(time.Second)).Round(time.Second).String()
+	left := ""
+	if d, ok := r.est.left(p); ok {
+		left = r.words.duration(d)
 	}
-	if r.words.cat != nil {
-		fmt.Fprintln(r.w, r.words.t("projections.progress", "label", r.words.term("progress", r.label), "seq", p.Sequence, "target", p.Target,
-			"applied", p.Applied, "rate", rate, "left", left))
-		return
+	// A whole rate, so that its noun agrees with the number said.
+	label := r.words.term("progress", r.label)
+	if bar {
+		return r.words.t("projections.progress_bar", "label", label, "rate", math.Round(rate), "left", left)
 	}
-	fmt.Fprintf(r.w, "%s: log sequence %d of %d, %d events applied, %.0f events/s, %s left\n",
-		r.label, p.Sequence, p.Target, p.Applied, rate, left)
+	return r.words.t("projections.progress", "label", label, "seq", p.Sequence, "target", p.Target,
+		"applied", p.Applied, "rate", math.Round(rate), "left", left)
 }
 
 func (r *progressReporter) finish() {
@@ -306,4 +336,71 @@ func (r *progressReporter) finish() {
 	if !r.tty && !r.p.Start.IsZero() && r.shown != r.p {
 		r.line()
 	}
+}
+
+// The time left is not said until the run has gone on for leftAfter and
+// done leftAfterShare of its log sequences: the first events' rate (the
+// first batch, a cold cache) says nothing of the rest's, and an estimate
+// from them was wild ("3h12m" for a run of two minutes). From then on it
+// is the sequences left over a rate smoothed over about rateSmoothing (an
+// exponential moving average of the rate between updates, started from
+// the run's average so far), so one slow or fast batch does not make it
+// jump.
+const (
+	leftAfter      = 5 * time.Second
+	leftAfterShare = 0.01
+	rateSmoothing  = 20 * time.Second
+	// rateSampleMin is the shortest time between two samples of the rate.
+	rateSampleMin = 500 * time.Millisecond
+)
+
+// leftEstimate estimates a run's time left from its progress.
+type leftEstimate struct {
+	// from is the log sequence the run started after (as first seen).
+	from    uint64
+	started bool
+	// rate is the smoothed rate in log sequences a second, 0 until
+	// there is enough to estimate from; seq and at are its last sample.
+	rate float64
+	seq  uint64
+	at   time.Time
+}
+
+// observe takes a progress seen at now.
+func (e *leftEstimate) observe(p projections.Progress, now time.Time) {
+	if !e.started {
+		e.started = true
+		e.from = p.Sequence - min(p.Applied, p.Sequence)
+	}
+	if p.Sequence < e.seq || p.Target <= e.from {
+		return
+	}
+	if e.rate == 0 {
+		el := now.Sub(p.Start)
+		done := float64(p.Sequence-e.from) / float64(p.Target-e.from)
+		if el < leftAfter || done < leftAfterShare || p.Sequence == e.from {
+			return
+		}
+		e.rate = float64(p.Sequence-e.from) / el.Seconds()
+		e.seq, e.at = p.Sequence, now
+		return
+	}
+	dt := now.Sub(e.at)
+	if dt < rateSampleMin {
+		return
+	}
+	rate := float64(p.Sequence-e.seq) / dt.Seconds()
+	a := 1 - math.Exp(-dt.Seconds()/rateSmoothing.Seconds())
+	e.rate += a * (rate - e.rate)
+	e.seq, e.at = p.Sequence, now
+}
+
+// left is the time left at p, and whether there is an estimate: none
+// before there is enough to estimate from, nor once the run is done.
+func (e *leftEstimate) left(p projections.Progress) (time.Duration, bool) {
+	if e.rate <= 0 || p.Sequence >= p.Target {
+		return 0, false
+	}
+	d := time.Duration(float64(p.Target-p.Sequence) / e.rate * float64(time.Second))
+	return max(d.Round(time.Second), time.Second), true
 }

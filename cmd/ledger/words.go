@@ -2,6 +2,7 @@ package main
 
 import (
 	"sync"
+	"time"
 
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/i18n"
@@ -56,6 +57,21 @@ func (w words) term(kind, value string) string {
 
 // fixed prints v with d decimals in the language's format.
 func (w words) fixed(v float64, d int) string { return i18n.Decimal(w.lang, v, d) }
+
+// duration says d to the second in the language (cli.duration): "2m34s",
+// "1h0m5s" as Go prints it in English, "2 мин 34 с", "1 ч 5 с" in Russian.
+// Hours and minutes are given only when there are some (minutes, too, under
+// hours: the template says or drops a zero).
+func (w words) duration(d time.Duration) string {
+	s := int64(max(d.Round(time.Second), 0) / time.Second)
+	kv := []any{"s", s % 60}
+	if h := s / 3600; h > 0 {
+		kv = append(kv, "h", h, "m", s/60%60)
+	} else if m := s / 60; m > 0 {
+		kv = append(kv, "m", m)
+	}
+	return w.t("duration", kv...)
+}
 
 // actor names who entered an event: "marie", or "uma for marie".
 // The ledger's own operator is named in the language ("оператор"); a
