@@ -11,6 +11,7 @@ import (
 
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/campaign/loadgen"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/memlog"
@@ -30,11 +31,11 @@ func kindOf(err error) app.Kind {
 	return ""
 }
 
-// played is a ledger on log (an in-memory vault beside it, a real SQLite
-// file) where the operator made campaign c and its people (by: their
-// sessions, the umpire's under "", each player's under their side), and
-// they played battle b of the league's script: at least n commands, the
-// last of them a side's (last).
+// played is a ledger on log (campaigntest: an in-memory vault beside it,
+// fixed dice; a real SQLite file) where the operator made campaign c and
+// its people (by: their sessions, the umpire's under "", each player's
+// under their side), and they played battle b of the league's script: at
+// least n commands, the last of them a side's (last).
 type played struct {
 	l  *app.Ledger
 	op *app.Session
@@ -49,7 +50,7 @@ type played struct {
 func playBattle(t *testing.T, log events.Log, n int) *played {
 	t.Helper()
 	ctx := context.Background()
-	svc := campaign.NewService(log, memlog.NewVault(), campaign.Options{})
+	svc := campaigntest.Open(t, campaigntest.Options{Log: log}).Service
 	db, err := sqlite.Open(filepath.Join(t.TempDir(), "ledger.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +158,7 @@ func TestDoorDecidesWhoMay(t *testing.T) {
 	if err := projections.Run(ctx, log, db, projections.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := app.New(app.Options{Service: campaign.NewService(log, memlog.NewVault(), campaign.Options{}), Log: log, Read: db})
+	fresh, err := app.New(app.Options{Service: campaigntest.Open(t, campaigntest.Options{Log: log}).Service, Log: log, Read: db})
 	if err != nil {
 		t.Fatal(err)
 	}

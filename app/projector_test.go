@@ -9,10 +9,9 @@ import (
 	"testing"
 
 	"github.com/clubledger/ledger/app"
-	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/campaign/loadgen"
 	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/events/memlog"
 	"github.com/clubledger/ledger/projections/sqlite"
 )
 
@@ -44,7 +43,8 @@ func (l *lostFollower) Follow(ctx context.Context, after uint64, fn func(events.
 func TestProjectorFollowsAgainByItself(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	mem := memlog.New()
+	ledger := campaigntest.Open(t, campaigntest.Options{Memory: true})
+	mem := ledger.Log
 	log := &lostFollower{Log: mem}
 	db, err := sqlite.Open(filepath.Join(t.TempDir(), "ledger.db"))
 	if err != nil {
@@ -55,10 +55,7 @@ func TestProjectorFollowsAgainByItself(t *testing.T) {
 	go p.Run(ctx)
 	t.Cleanup(func() { cancel(); <-p.Done() })
 
-	svc := campaign.NewService(mem, memlog.NewVault(), campaign.Options{})
-	if _, err := svc.Execute(ctx, loadgen.CreateCampaign("c")); err != nil {
-		t.Fatal(err)
-	}
+	campaigntest.Do(t, ledger.Service, loadgen.CreateCampaign("c"))
 	last, err := mem.LastSequence(ctx)
 	if err != nil || last == 0 {
 		t.Fatalf("log's last sequence: %d, %v", last, err)

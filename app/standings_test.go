@@ -12,10 +12,8 @@ import (
 
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/events/jetstream"
-	"github.com/clubledger/ledger/events/jetstream/jstest"
-	"github.com/clubledger/ledger/internal/dicetest"
 	"github.com/clubledger/ledger/projections"
 	"github.com/clubledger/ledger/projections/projtest"
 	"github.com/clubledger/ledger/projections/sqlite"
@@ -43,13 +41,8 @@ func TestStandingsReadTheProjection(t *testing.T) {
 func standingsThroughTheDoor(t *testing.T, served bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	nc := jstest.RunServer(t)
-	log := jstest.OpenLog(t, nc, jetstream.Config{})
-	vault, err := jetstream.OpenVault(ctx, jstest.JetStream(t, nc), jetstream.VaultConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := campaign.NewService(log, vault, campaign.Options{Entropy: dicetest.Entropy(t)})
+	ledger := campaigntest.Open(t, campaigntest.Options{})
+	log, svc := ledger.Log, ledger.Service
 	db, err := sqlite.Open(filepath.Join(t.TempDir(), "ledger.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/campaign/loadgen"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/events/memlog"
@@ -44,22 +45,20 @@ func TestEventSignature(t *testing.T) {
 	run := func(svc *campaign.Service, reqs ...campaign.Request) {
 		t.Helper()
 		for _, req := range reqs {
-			if _, err := svc.Execute(ctx, req); err != nil {
-				t.Fatalf("%s: %v", req.ID, err)
-			}
+			campaigntest.Do(t, svc, req)
 		}
 	}
 	// Before signing.
-	run(campaign.NewService(log, memlog.NewVault(), campaign.Options{}), loadgen.CreateCampaign("c"))
+	run(campaigntest.Open(t, campaigntest.Options{Log: log}).Service, loadgen.CreateCampaign("c"))
 	last, err := log.LastSequence(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	own, foreign := testSigner(t, 0), testSigner(t, 1)
 	g := loadgen.NewBattle("c", "b", 1)
-	run(campaign.NewService(log, memlog.NewVault(), campaign.Options{Signer: own}), g.Next(), g.Next())
+	run(campaigntest.Open(t, campaigntest.Options{Log: log, Service: campaign.Options{Signer: own}}).Service, g.Next(), g.Next())
 	g = loadgen.NewBattle("x", "imp", 1)
-	run(campaign.NewService(log, memlog.NewVault(), campaign.Options{Signer: foreign}), loadgen.CreateCampaign("x"), g.Next())
+	run(campaigntest.Open(t, campaigntest.Options{Log: log, Service: campaign.Options{Signer: foreign}}).Service, loadgen.CreateCampaign("x"), g.Next())
 
 	// A forgery, chained after c/b's last event, unsigned.
 	key := events.Key{Campaign: "c", Battle: "b"}
@@ -84,7 +83,7 @@ func TestEventSignature(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	l, err := app.New(app.Options{Service: campaign.NewService(log, memlog.NewVault(), campaign.Options{}), Log: log, Read: db, Keys: ring})
+	l, err := app.New(app.Options{Service: campaigntest.Open(t, campaigntest.Options{Log: log}).Service, Log: log, Read: db, Keys: ring})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,10 +184,9 @@ func TestProjectorStatus(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	log := memlog.New()
-	if _, err := campaign.NewService(log, memlog.NewVault(), campaign.Options{}).Execute(ctx, loadgen.CreateCampaign("c")); err != nil {
-		t.Fatal(err)
-	}
+	ledger := campaigntest.Open(t, campaigntest.Options{Memory: true})
+	log := ledger.Log
+	campaigntest.Do(t, ledger.Service, loadgen.CreateCampaign("c"))
 	last, err := log.LastSequence(ctx)
 	if err != nil {
 		t.Fatal(err)
