@@ -16,11 +16,7 @@ import (
 	"time"
 
 	"github.com/clubledger/ledger/app"
-	"github.com/clubledger/ledger/campaign"
-	"github.com/clubledger/ledger/events/jetstream"
-	"github.com/clubledger/ledger/events/jetstream/jstest"
-	"github.com/clubledger/ledger/internal/dicetest"
-	"github.com/clubledger/ledger/keys"
+	"github.com/clubledger/ledger/campaign/campaigntest"
 	"github.com/clubledger/ledger/projections/sqlite"
 	"github.com/clubledger/ledger/web"
 )
@@ -52,18 +48,8 @@ func (w logWriter) Write(p []byte) (int, error) {
 func startServer(t *testing.T, opts web.Options) *server {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(logWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	nc := jstest.RunServer(t)
-	log := jstest.OpenLog(t, nc, jetstream.Config{})
-	vault := jstest.OpenVault(t, nc, jetstream.VaultConfig{})
-	k, err := keys.Create(filepath.Join(t.TempDir(), keys.DefaultFile), 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealed, err := k.SealVault(vault)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := campaign.NewService(log, sealed, campaign.Options{Entropy: dicetest.Entropy(t), Signer: k.Signer, Keys: k.Keyring()})
+	ledger := campaigntest.Open(t, campaigntest.Options{Keys: true})
+	log, svc, k := ledger.Log, ledger.Service, ledger.Keys
 	db, err := sqlite.OpenWith(filepath.Join(t.TempDir(), "ledger.db"), sqlite.Options{Keys: k.Keyring()})
 	if err != nil {
 		t.Fatal(err)
