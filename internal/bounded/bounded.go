@@ -1,8 +1,9 @@
 // Package bounded holds the fuzz targets of what users can reach to a
 // budget: nothing a player sends may cost unbounded time or memory
-// (DEVELOPERS.md; issue 24). A target wraps the work of one input in Check,
-// which fails the input when the work allocated more bytes, or took
-// longer, than the budget the target gives for that input's size.
+// (docs/architecture.md, "Tests"; issue 24). A target wraps the work of
+// one input in Check, which fails the input when the work allocated more
+// bytes, or took longer, than the budget the target gives for that
+// input's size.
 //
 // The budgets are generous on purpose (a hundred times what the work
 // costs here, and seconds for what takes microseconds), so that a loaded
