@@ -8,7 +8,6 @@ package bench
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -414,15 +413,15 @@ func rowOf(e events.Envelope) benchRow {
 		when: e.Time.Format(time.RFC3339Nano), version: e.Version, schema: e.Schema}
 }
 
-// rawInsert writes rows into a fresh SQLite file with the projection's
-// settings (WAL, synchronous=NORMAL), batch rows per transaction.
+// rawInsert writes rows into a fresh SQLite file opened as the projection
+// opens its own (sqlite.OpenSQL: WAL, synchronous=NORMAL, one connection),
+// batch rows per transaction.
 func rawInsert(ctx context.Context, path string, rows []benchRow, batch int) (time.Duration, error) {
-	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000&_txlock=immediate")
+	db, err := sqlite.OpenSQL(path)
 	if err != nil {
 		return 0, err
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
 	if _, err := db.ExecContext(ctx, `CREATE TABLE events (seq INTEGER PRIMARY KEY, campaign TEXT NOT NULL, battle TEXT NOT NULL,
 		version INTEGER NOT NULL, id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, schema INTEGER NOT NULL, time TEXT NOT NULL,
 		actor TEXT NOT NULL, command_id TEXT NOT NULL, audience TEXT NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL,

@@ -130,10 +130,14 @@ func OpenWith(path string, opts Options) (*DB, error) {
 // aside: Options.MoveDamaged), or nil when the file was sound.
 func (d *DB) Damaged() *Damaged { return d.damaged }
 
-// openFile opens the file, checks it with SQLite's quick check when check
-// is set (a damaged page is a *DamagedError, before anything is written to
-// it) and brings its schema up to date.
-func openFile(path string, check bool) (*sql.DB, error) {
+// OpenSQL opens the SQLite file at path (creating it if needed) with the
+// projection's settings and nothing else: WAL mode, synchronous=NORMAL,
+// foreign keys on, a busy timeout of 10 s, transactions that take the
+// write lock at BEGIN, and one connection. No schema: the projection's
+// own opening (Open) adds it; ledger bench's raw write (internal/bench)
+// opens its file with this, so that it measures SQLite as the projection
+// has it, by the one definition.
+func OpenSQL(path string) (*sql.DB, error) {
 	dsn := "file:" + path + "?_journal_mode=WAL&_foreign_keys=on&_synchronous=NORMAL&_busy_timeout=10000&_txlock=immediate"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
@@ -142,6 +146,17 @@ func openFile(path string, check bool) (*sql.DB, error) {
 	// One writer: SQLite serialises writes anyway, and one connection keeps
 	// the batch transaction and its reads consistent.
 	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// openFile opens the file (OpenSQL), checks it with SQLite's quick check
+// when check is set (a damaged page is a *DamagedError, before anything is
+// written to it) and brings its schema up to date.
+func openFile(path string, check bool) (*sql.DB, error) {
+	db, err := OpenSQL(path)
+	if err != nil {
+		return nil, err
+	}
 	if check {
 		reason, err := quickCheck(context.Background(), db)
 		if err == nil && reason != "" {
