@@ -28,7 +28,7 @@ func englishIn(msg string, ids ...string) []string {
 	}
 	var out []string
 	for _, w := range latinWord.FindAllString(msg, -1) {
-		if strings.ContainsAny(strings.Trim(w, ".-"), "._-0123456789") || w == "id" {
+		if t := strings.Trim(w, ".-"); strings.ContainsAny(t, "._-0123456789") || t == "id" {
 			continue
 		}
 		out = append(out, w)

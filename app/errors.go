@@ -226,11 +226,12 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 		out.Kind, out.Code = KindNotFound, "not_found"
 		out.Message = text("not_found") + " (" + cat.Detail(lang, "detail.not_found", uc.Why(), uc.Error()) + ")"
 	case errors.As(err, &ic):
-		out.Kind, out.Code = KindIdempotencyConflict, "idempotency_conflict"
 		// The headline says what to do; the detail only which command
-		// has the id.
-		out.Message = text("idempotency_conflict") + fmt.Sprintf(" (command id %q: %s, event %d, entered by %s)",
+		// has the id, said from its format in the reader's language.
+		e := Errorf(KindIdempotencyConflict, "idempotency_conflict", "command id %q: %s, event %d, entered by %s",
 			ic.ID, ic.EarlierType, ic.EarlierVersion, ic.EarlierActor)
+		e.err = err
+		return Classify(e, cat, lang, vars)
 	case errors.As(err, &itr):
 		// Stopped by its caller, before the context's own error is taken
 		// for a timeout: the log sequence its kept file reached, and what

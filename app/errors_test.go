@@ -3,9 +3,11 @@ package app_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/clubledger/ledger/app"
+	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/i18n"
 	"github.com/clubledger/ledger/rules"
 )
@@ -37,5 +39,30 @@ func TestRefusalOverTheWire(t *testing.T) {
 	}
 	if s := cat.Refusal("en", r, i18n.Vars{}); s != ref.Message {
 		t.Errorf("en: %q", s)
+	}
+}
+
+// TestIdempotencyConflictSaidInRussian: a command id already used by
+// another command is said, headline and detail, in the caller's language
+// (the detail was English inside the Russian before); in English as before.
+func TestIdempotencyConflictSaidInRussian(t *testing.T) {
+	cat := i18n.MustLoad()
+	ic := &campaign.IdempotencyConflict{ID: "turn3-move", EarlierType: "unit.moved", EarlierVersion: 41, EarlierActor: "marie"}
+	en := app.Classify(ic, cat, "en", i18n.Vars{})
+	if want := `This command id was already used by another command; send this one with a new id. (command id "turn3-move": unit.moved, event 41, entered by marie)`; en.Message != want {
+		t.Errorf("English: %q, want %q", en.Message, want)
+	}
+	ru := app.Classify(ic, cat, "ru", i18n.Vars{})
+	if ru.Kind != app.KindIdempotencyConflict || ru.Code != "idempotency_conflict" {
+		t.Fatalf("Russian: kind %s code %s", ru.Kind, ru.Code)
+	}
+	if want := "(id команды «turn3-move»: unit.moved, событие 41, внёс marie)"; !strings.HasSuffix(ru.Message, want) {
+		t.Errorf("Russian: %q, want it to end %q", ru.Message, want)
+	}
+	if left := englishIn(ru.Message, "turn3-move", "unit.moved", "marie"); len(left) > 0 {
+		t.Errorf("Russian %q has English words %q", ru.Message, left)
+	}
+	if !errors.As(error(ru), new(*campaign.IdempotencyConflict)) {
+		t.Errorf("the classified error lost its cause")
 	}
 }
