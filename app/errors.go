@@ -247,12 +247,24 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 		out.Message = strings.ReplaceAll(text("over_budget"), "{budget}", ob.Budget.String())
 	case errors.As(err, &sf):
 		// A full or failing disk: nothing more is recorded until it is
-		// mended; the words say which, and what to do.
-		out.Kind, out.Code, out.RetryAfter = KindUnavailable, "disk_failed", retryAfter
-		if sf.Full {
-			out.Code = "disk_full"
+		// mended; the headline says which, and what to do; the detail the
+		// disk's figures and the store's cause (said as the system says
+		// it), and whether the gate refused the command before the store.
+		free, size := events.Bytes(sf.Free), events.Bytes(sf.Size)
+		gated := errors.Is(err, events.ErrGateRefused)
+		var e *Error
+		switch {
+		case sf.Full && gated:
+			e = Errorf(KindUnavailable, "disk_full", "refused, nothing appended: %s free of %s; %s", free, size, sf.Cause)
+		case sf.Full:
+			e = Errorf(KindUnavailable, "disk_full", "%s free of %s; %s", free, size, sf.Cause)
+		case gated:
+			e = Errorf(KindUnavailable, "disk_failed", "refused, nothing appended: %s; %s free", sf.Cause, free)
+		default:
+			e = Errorf(KindUnavailable, "disk_failed", "%s; %s free", sf.Cause, free)
 		}
-		out.Message = text(out.Code) + " (" + err.Error() + ")"
+		e.RetryAfter, e.err = retryAfter, err
+		return Classify(e, cat, lang, vars)
 	case errors.Is(err, projections.ErrBusy):
 		out.Kind, out.Code = KindConflict, "projection_busy"
 		out.Message = text("projection_busy")

@@ -3,11 +3,13 @@ package app_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign"
+	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/i18n"
 	"github.com/clubledger/ledger/rules"
 )
@@ -64,5 +66,42 @@ func TestIdempotencyConflictSaidInRussian(t *testing.T) {
 	}
 	if !errors.As(error(ru), new(*campaign.IdempotencyConflict)) {
 		t.Errorf("the classified error lost its cause")
+	}
+}
+
+// TestDiskFaultSaidInRussian: a full or failing disk is said, headline and
+// detail, in the caller's language; only the system's own cause stays as
+// the system said it. A command the gate refused before the store says
+// that nothing was appended.
+func TestDiskFaultSaidInRussian(t *testing.T) {
+	cat := i18n.MustLoad()
+	full := &events.StoreFault{Full: true, Free: 0, Size: 64 << 20, Cause: "write /data/x: no space left on device"}
+	failed := &events.StoreFault{Free: 3 << 30, Cause: "fsync /data/x: input/output error"}
+	gate := func(f error) error { return fmt.Errorf("%w: %w", events.ErrGateRefused, f) }
+	for _, c := range []struct {
+		err        error
+		code       string
+		en, ru     string
+		systemSaid string
+	}{
+		{full, "disk_full", "(0 B free of 64.0 MiB; write /data/x: no space left on device)", "(свободно 0 B из 64.0 MiB; write /data/x: no space left on device)", "write /data/x: no space left on device"},
+		{gate(full), "disk_full", "(refused, nothing appended: 0 B free of 64.0 MiB; write /data/x: no space left on device)", "(отклонено, ничего не записано: свободно 0 B из 64.0 MiB; write /data/x: no space left on device)", "write /data/x: no space left on device"},
+		{failed, "disk_failed", "(fsync /data/x: input/output error; 3.0 GiB free)", "(fsync /data/x: input/output error; свободно 3.0 GiB)", "fsync /data/x: input/output error"},
+		{gate(failed), "disk_failed", "(refused, nothing appended: fsync /data/x: input/output error; 3.0 GiB free)", "(отклонено, ничего не записано: fsync /data/x: input/output error; свободно 3.0 GiB)", "fsync /data/x: input/output error"},
+	} {
+		en := app.Classify(c.err, cat, "en", i18n.Vars{})
+		if en.Kind != app.KindUnavailable || en.Code != c.code || en.RetryAfter == 0 || !strings.HasSuffix(en.Message, c.en) {
+			t.Errorf("English: %s %s retry %d %q, want %s ending %q", en.Kind, en.Code, en.RetryAfter, en.Message, c.code, c.en)
+		}
+		ru := app.Classify(c.err, cat, "ru", i18n.Vars{})
+		if ru.Code != c.code || !strings.HasSuffix(ru.Message, c.ru) {
+			t.Errorf("Russian: %s %q, want it to end %q", ru.Code, ru.Message, c.ru)
+		}
+		if left := englishIn(strings.Replace(ru.Message, c.systemSaid, " ", 1), "0 B", "MiB", "GiB", "dmesg"); len(left) > 0 {
+			t.Errorf("Russian %q has English words %q", ru.Message, left)
+		}
+		if !errors.Is(ru, events.ErrUnavailable) {
+			t.Errorf("%s: the classified fault is not ErrUnavailable", c.code)
+		}
 	}
 }

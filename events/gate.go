@@ -6,6 +6,10 @@ import (
 	"fmt"
 )
 
+// ErrGateRefused is what a gated log's refused append wraps, beside the
+// reason the gate refused it for.
+var ErrGateRefused = errors.New("refused, nothing appended")
+
 // Gate returns log with its appends refused while refuse says why (nothing
 // is appended, and the refusal wraps that reason); reads pass. An append
 // the store could not answer (ErrUnavailable) is explained by explain, when
@@ -25,7 +29,7 @@ type gated struct {
 func (g gated) Append(ctx context.Context, key Key, expected uint64, batch []Envelope) error {
 	if g.refuse != nil {
 		if err := g.refuse(); err != nil {
-			return fmt.Errorf("refused, nothing appended: %w", err)
+			return fmt.Errorf("%w: %w", ErrGateRefused, err)
 		}
 	}
 	err := g.Log.Append(ctx, key, expected, batch)
