@@ -466,8 +466,9 @@ func (s *Session) Audit(ctx context.Context, key events.Key, opt AuditOptions) (
 
 // auditWords puts an audit's words (each check's title and summary, each
 // finding's message) in the caller's language, once, at the door, so that
-// the page's audit card, the API and the CLI say the same; what has no
-// Russian in the catalogue stays as Verify wrote it.
+// the page's audit card, the API and the CLI say the same: said from the
+// format and values Verify printed them from (SummaryWords, Words); what
+// has no Russian in the catalogue stays as Verify wrote it.
 func (s *Session) auditWords(r *audit.Report) *audit.Report {
 	if s.lang == "en" || s.l.cat == nil {
 		return r
@@ -476,12 +477,13 @@ func (s *Session) auditWords(r *audit.Report) *audit.Report {
 	for i := range r.Checks {
 		ch := &r.Checks[i]
 		ch.Title = s.l.cat.Term(s.lang, "check_title", ch.ID)
-		if out, ok := s.l.cat.Phrase(s.lang, "phrase.audit.summary", ch.Summary); ok {
+		if out, ok := s.l.cat.Said(s.lang, "phrase.audit.summary", ch.SummaryWords, ch.Summary); ok {
 			ch.Summary = out
 		}
 		for j := range ch.Findings {
-			if out, ok := s.l.cat.Phrase(s.lang, "phrase.audit.finding", ch.Findings[j].Message); ok {
-				ch.Findings[j].Message = out
+			f := &ch.Findings[j]
+			if out, ok := s.l.cat.Said(s.lang, "phrase.audit.finding", f.Words, f.Message); ok {
+				f.Message = out
 			}
 		}
 	}

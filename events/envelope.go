@@ -206,7 +206,16 @@ func ChainSigned(last *Envelope, batch []Envelope, s *Signer) error {
 type ChainError struct {
 	Version uint64
 	ID      string
-	Reason  string
+	// Reason says what breaks it, printed from Words.
+	Reason string
+	Words  Words
+}
+
+// chainError is the ChainError of e, its reason printed from format and
+// args.
+func chainError(e *Envelope, format string, args ...any) *ChainError {
+	w := Words{Format: format, Args: args}
+	return &ChainError{Version: e.Version, ID: e.ID, Reason: w.String(), Words: w}
 }
 
 func (e *ChainError) Error() string {
@@ -221,13 +230,13 @@ func VerifyChain(evs []Envelope) error {
 	for i := range evs {
 		e := &evs[i]
 		if e.Version != uint64(i+1) {
-			return &ChainError{Version: e.Version, ID: e.ID, Reason: fmt.Sprintf("version %d where %d was expected", e.Version, i+1)}
+			return chainError(e, "version %d where %d was expected", e.Version, i+1)
 		}
 		if e.PrevHash != prev {
-			return &ChainError{Version: e.Version, ID: e.ID, Reason: fmt.Sprintf("prev_hash %.12s… does not match the previous event's hash %.12s…", e.PrevHash, prev)}
+			return chainError(e, "prev_hash %.12s… does not match the previous event's hash %.12s…", e.PrevHash, prev)
 		}
 		if len(e.Raw) == 0 {
-			return &ChainError{Version: e.Version, ID: e.ID, Reason: "no stored form to hash"}
+			return chainError(e, "no stored form to hash")
 		}
 		prev = Hash(e.Raw)
 	}

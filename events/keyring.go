@@ -121,7 +121,9 @@ type NotSignedError struct {
 	Version uint64
 	ID      string
 	Seq     uint64
-	Reason  string
+	// Reason says why, printed from Words.
+	Reason string
+	Words  Words
 }
 
 func (e *NotSignedError) Error() string {
@@ -166,7 +168,8 @@ func (k *Keyring) Check(e *Envelope) (Authorship, error) {
 // Admit is Check with the signature already verified (VerifySignatures).
 func (k *Keyring) Admit(e *Envelope, v Verified) (Authorship, error) {
 	fail := func(format string, args ...any) (Authorship, error) {
-		return Authorship{}, &NotSignedError{Version: e.Version, ID: e.ID, Seq: e.Sequence, Reason: fmt.Sprintf(format, args...)}
+		w := Words{Format: format, Args: args}
+		return Authorship{}, &NotSignedError{Version: e.Version, ID: e.ID, Seq: e.Sequence, Reason: w.String(), Words: w}
 	}
 	if len(e.Raw) == 0 {
 		return fail("it has no stored bytes to verify")
@@ -259,19 +262,19 @@ func (k *Keyring) fingerprints() string {
 // both keys are hex Ed25519 public keys.
 func ParseKeyChange(e *Envelope) (KeyChanged, error) {
 	if e.Type != KeyChangedType {
-		return KeyChanged{}, fmt.Errorf("event %s is a %s, not a %s", e.ID, e.Type, KeyChangedType)
+		return KeyChanged{}, wordsError("event %s is a %s, not a %s", e.ID, e.Type, KeyChangedType)
 	}
 	var c KeyChanged
 	if err := json.Unmarshal(e.Payload, &c); err != nil {
-		return KeyChanged{}, fmt.Errorf("key change %s: %w", e.ID, err)
+		return KeyChanged{}, wordsError("key change %s: %s", e.ID, err)
 	}
 	for _, h := range []string{c.From, c.To} {
 		if b, err := hex.DecodeString(h); err != nil || len(b) != 32 || hex.EncodeToString(b) != h {
-			return KeyChanged{}, fmt.Errorf("key change %s: %q is not a hex Ed25519 public key", e.ID, h)
+			return KeyChanged{}, wordsError("key change %s: %q is not a hex Ed25519 public key", e.ID, h)
 		}
 	}
 	if c.From == c.To {
-		return KeyChanged{}, fmt.Errorf("key change %s: from and to are the same key", e.ID)
+		return KeyChanged{}, wordsError("key change %s: from and to are the same key", e.ID)
 	}
 	return c, nil
 }
@@ -288,22 +291,22 @@ func (k *Keyring) Learn(e *Envelope) error {
 	}
 	signer, err := VerifySignature(e.Raw)
 	if err != nil {
-		return fmt.Errorf("key change %s: %w", e.ID, err)
+		return wordsError("key change %s: %s", e.ID, err)
 	}
 	if signer != c.From {
-		return fmt.Errorf("key change %s: signed by %s, not by the key it replaces (%s)", e.ID, Fingerprint(signer), Fingerprint(c.From))
+		return wordsError("key change %s: signed by %s, not by the key it replaces (%s)", e.ID, Fingerprint(signer), Fingerprint(c.From))
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	from := slices.IndexFunc(k.keys, func(t TrustedKey) bool { return t.Key == c.From })
 	if from < 0 {
-		return fmt.Errorf("key change %s: the key it replaces, %s, is not one of the ledger's", e.ID, Fingerprint(c.From))
+		return wordsError("key change %s: the key it replaces, %s, is not one of the ledger's", e.ID, Fingerprint(c.From))
 	}
 	if slices.ContainsFunc(k.keys, func(t TrustedKey) bool { return t.Key == c.To }) {
 		return nil
 	}
 	if r := k.keys[from].RetiredAt; r > 0 && e.Sequence > r {
-		return fmt.Errorf("key change %s: key %s was already replaced at log sequence %d and endorses no other", e.ID, Fingerprint(c.From), r)
+		return wordsError("key change %s: key %s was already replaced at log sequence %d and endorses no other", e.ID, Fingerprint(c.From), r)
 	}
 	if k.keys[from].RetiredAt == 0 && e.Sequence > 0 {
 		k.keys[from].RetiredAt = e.Sequence

@@ -117,10 +117,20 @@ func splitSignature(raw []byte) (unsigned []byte, sig string, ok bool) {
 	return append(unsigned, '}'), sig, true
 }
 
-// SignatureError says why a stored event's signature does not hold.
-type SignatureError struct{ Reason string }
+// SignatureError says why a stored event's signature does not hold:
+// Reason, printed from Words.
+type SignatureError struct {
+	Reason string
+	Words  Words
+}
 
 func (e *SignatureError) Error() string { return e.Reason }
+
+// signatureError is a SignatureError printed from format and args.
+func signatureError(format string, args ...any) *SignatureError {
+	w := Words{Format: format, Args: args}
+	return &SignatureError{Reason: w.String(), Words: w}
+}
 
 // VerifySignature checks a stored event's signature against the key it
 // names in "signer" and returns that key (hex). It says nothing about
@@ -145,21 +155,21 @@ func verifySignature(raw []byte) (keyHex string, err error) {
 	}
 	sig, err := base64.StdEncoding.DecodeString(sigText)
 	if err != nil || len(sig) != ed25519.SignatureSize || base64.StdEncoding.EncodeToString(sig) != sigText {
-		return "", &SignatureError{Reason: "its sig member is not a base64 Ed25519 signature"}
+		return "", signatureError("its sig member is not a base64 Ed25519 signature")
 	}
 	e, err := Decode(raw)
 	if err != nil {
-		return "", &SignatureError{Reason: fmt.Sprintf("its stored bytes are not an event: %v", err)}
+		return "", signatureError("its stored bytes are not an event: %v", err)
 	}
 	if e.Sig != sigText {
-		return "", &SignatureError{Reason: "its last member is not its signature"}
+		return "", signatureError("its last member is not its signature")
 	}
 	pub, err := hex.DecodeString(e.Signer)
 	if err != nil || len(pub) != ed25519.PublicKeySize || hex.EncodeToString(pub) != e.Signer {
-		return "", &SignatureError{Reason: fmt.Sprintf("its signer %q is not a hex Ed25519 public key", e.Signer)}
+		return "", signatureError("its signer %q is not a hex Ed25519 public key", e.Signer)
 	}
 	if !ed25519.Verify(pub, signedMessage(unsigned), sig) {
-		return e.Signer, &SignatureError{Reason: fmt.Sprintf("its signature does not verify under the key it names (%s): its bytes were changed after signing, or it was never signed with that key", Fingerprint(e.Signer))}
+		return e.Signer, signatureError("its signature does not verify under the key it names (%s): its bytes were changed after signing, or it was never signed with that key", Fingerprint(e.Signer))
 	}
 	return e.Signer, nil
 }

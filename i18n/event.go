@@ -309,7 +309,7 @@ func (r *renderer) test(cond string, at any) bool {
 func (r *renderer) field(spec string, at any) (string, bool) {
 	path, rest, _ := strings.Cut(spec, ":")
 	v := lookup(at, path)
-	if p, ok := v.(part); ok && !strings.HasPrefix(rest, "sub=") && rest != "inner" {
+	if p, ok := v.(part); ok && !strings.HasPrefix(rest, "sub=") && rest != "inner" && !strings.HasPrefix(rest, "semis:") {
 		v = p.text // a part read as the text it prints as
 	}
 	var fmts []string
@@ -491,7 +491,14 @@ func (r *renderer) format(f string, v any) (any, bool) {
 		}
 		return out, true
 	case "semis":
-		// Parts the code joined by "; ".
+		// Parts the code joined by "; ": as words, the parts of a
+		// rules.Words that prints them so ("%s; %s"), else the text split.
+		if p, isPart := v.(part); isPart {
+			if w, isWords := p.v.(rules.Words); isWords && len(w.Args) > 0 && w.Format == strings.TrimSuffix(strings.Repeat("%s; ", len(w.Args)), "; ") {
+				return append([]any(nil), w.Args...), true
+			}
+			v = p.text
+		}
 		s, ok := v.(string)
 		if !ok {
 			return nil, false

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/clubledger/ledger/rules"
 )
 
 // Phrases: English text made by code this package does not own (the rules'
@@ -273,6 +275,28 @@ func GoFormat(format string) string {
 // language has no usable template for the one that does.
 func (c *Catalogue) Phrase(lang, family, english string) (string, bool) {
 	return c.phraseWith(lang, family, english, nil, "")
+}
+
+// Said says a message of family made by code this package does not own
+// (the audit's findings and summaries: phrase.audit.finding,
+// phrase.audit.summary) in lang, from the format and values it was printed
+// from (w), as refusals are: by the entry of family whose Go format is
+// w's, an exact lookup, its parts (rules.Words among the values) said from
+// their own families. English is english itself, but where en.json says
+// the format again in words ("say."). ok is false when w has no format or
+// no entry of family says it: the caller shows english.
+func (c *Catalogue) Said(lang, family string, w rules.Words, english string) (string, bool) {
+	if c == nil || w.Format == "" {
+		return english, lang == "en"
+	}
+	r := &renderer{c: c, lang: lang, say: lang == "en", exact: true}
+	if out, ok := r.said(family, w.Format, w.Args, nil); ok {
+		return out, true
+	}
+	if lang == "en" {
+		return english, true
+	}
+	return "", false
 }
 
 // phraseWith is Phrase with more values the template may name (a

@@ -173,7 +173,13 @@ func (r *renderer) subPart(family string, v any) (string, bool) {
 	case *geom.Error:
 		return r.said(family, x.Format, x.Args, nil)
 	case string:
-		return r.said(family, x, nil, nil)
+		// Plain words are their own format, else said as they are by the
+		// family's "%s" (words the code printed with no format of their
+		// own: an error of another package, a list joined by hand).
+		if out, ok := r.said(family, x, nil, nil); ok {
+			return out, true
+		}
+		return r.said(family, "%s", []any{x}, nil)
 	}
 	return "", false
 }

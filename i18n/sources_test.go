@@ -256,17 +256,56 @@ func refusalSources(t *testing.T) []sourcePhrase {
 	return out
 }
 
-// auditSources lists the audit's findings (a.add and a.fail formats) and
-// check summaries (.Summary = fmt.Sprintf(...) or a literal).
+// auditSources lists the audit's findings (a.add and a.fail formats), its
+// check summaries (c.summarize(format, ...)) and the parts of its messages
+// (phrase.audit.part: each rules.Words{Format: ...} of campaign/audit, and
+// notSigned's formats, phrase.audit.not_signed), each kept with its values
+// for i18n to say by its format (Finding.Words, Check.SummaryWords). A
+// summary set by hand (.Summary = ...) fails: it would carry no format.
 func auditSources(t *testing.T) []sourcePhrase {
 	t.Helper()
 	fset := token.NewFileSet()
 	var out []sourcePhrase
 	eachNode(parseDir(t, fset, "campaign/audit"), func(n ast.Node, fn *ast.FuncDecl) {
 		switch x := n.(type) {
+		case *ast.CompositeLit:
+			if !isTypeNamed(x.Type, "Words") {
+				return
+			}
+			for _, el := range x.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					if key, _ := kv.Key.(*ast.Ident); key != nil && key.Name == "Format" {
+						if f, ok := literal(kv.Value); ok {
+							out = append(out, sourcePhrase{Family: auditPart, Format: f, Pos: shortPos(fset, x.Pos())})
+						}
+					}
+				}
+			}
 		case *ast.CallExpr:
+			if id, ok := x.Fun.(*ast.Ident); ok && id.Name == "notSigned" && len(x.Args) > 0 {
+				for _, f := range stringValues(x.Args[0], fn) {
+					if f == "%v" || f == "%s" {
+						continue // an error's own words (sayPart)
+					}
+					out = append(out, sourcePhrase{Family: "phrase.audit.not_signed", Format: f, Pos: shortPos(fset, x.Pos())})
+				}
+				return
+			}
 			sel, ok := x.Fun.(*ast.SelectorExpr)
 			if !ok {
+				return
+			}
+			if sel.Sel.Name == "summarize" && len(x.Args) > 0 {
+				if id, isIdent := x.Args[0].(*ast.Ident); isIdent && len(assignedLiterals(id, fn)) == 0 {
+					return
+				}
+				var args []string
+				for _, a := range x.Args[1:] {
+					args = append(args, exprString(fset, a))
+				}
+				for _, f := range stringValues(x.Args[0], fn) {
+					out = append(out, sourcePhrase{Family: "phrase.audit.summary", Format: f, Pos: shortPos(fset, x.Pos()), Args: args})
+				}
 				return
 			}
 			i := map[string]int{"add": 4, "fail": 2}[sel.Sel.Name]
@@ -288,28 +327,19 @@ func auditSources(t *testing.T) []sourcePhrase {
 				return
 			}
 			sel, ok := x.Lhs[0].(*ast.SelectorExpr)
-			if !ok || sel.Sel.Name != "Summary" {
+			if !ok || sel.Sel.Name != "Summary" || fn != nil && fn.Name.Name == "summarize" {
 				return
 			}
-			if lit, ok := literal(x.Rhs[0]); ok {
-				out = append(out, sourcePhrase{Family: "phrase.audit.summary", Format: lit, Pos: shortPos(fset, x.Pos())})
-				return
-			}
-			call, ok := x.Rhs[0].(*ast.CallExpr)
-			if !ok || !isSprintf(call) {
-				return
-			}
-			var args []string
-			for _, a := range call.Args[1:] {
-				args = append(args, exprString(fset, a))
-			}
-			for _, f := range stringValues(call.Args[0], fn) {
-				out = append(out, sourcePhrase{Family: "phrase.audit.summary", Format: f, Pos: shortPos(fset, x.Pos()), Args: args})
-			}
+			t.Errorf("%s: a check's Summary set by hand: set it with summarize, which keeps its format and values", shortPos(fset, x.Pos()))
 		}
 	})
 	return out
 }
+
+// auditPart is the family of auditSources' parts: the format of a part
+// must be one of a phrase.audit.* family's, other than the findings' and
+// the summaries'.
+const auditPart = "phrase.audit.part"
 
 func literal(e ast.Expr) (string, bool) {
 	lit, ok := e.(*ast.BasicLit)
@@ -504,4 +534,51 @@ func isTypeNamed(e ast.Expr, name string) bool {
 		return isTypeNamed(x.X, name)
 	}
 	return false
+}
+
+// eventsSources lists the reasons package events prints from their words
+// (events.Words): a key ring's reasons an event is not signed (Admit's
+// fail) and a signature's (signatureError), phrase.audit.not_signed; a key
+// change's errors (wordsError), phrase.key_change; a broken chain's
+// reasons (chainError), phrase.chain_why.
+func eventsSources(t *testing.T) []sourcePhrase {
+	t.Helper()
+	fset := token.NewFileSet()
+	var out []sourcePhrase
+	eachNode(parseDir(t, fset, "events"), func(n ast.Node, fn *ast.FuncDecl) {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return
+		}
+		id, ok := call.Fun.(*ast.Ident)
+		if !ok {
+			return
+		}
+		family, i := "", 0
+		switch {
+		case id.Name == "fail" && fn != nil && fn.Name.Name == "Admit":
+			family = "phrase.audit.not_signed"
+		case id.Name == "signatureError":
+			family = "phrase.audit.not_signed"
+		case id.Name == "wordsError":
+			family = "phrase.key_change"
+		case id.Name == "chainError":
+			family, i = "phrase.chain_why", 1
+		default:
+			return
+		}
+		if len(call.Args) <= i {
+			return
+		}
+		if x, isIdent := call.Args[i].(*ast.Ident); isIdent && len(assignedLiterals(x, fn)) == 0 {
+			return // the maker itself
+		}
+		for _, f := range stringValues(call.Args[i], fn) {
+			if f == "%v" || f == "%s" {
+				continue // another error's own words
+			}
+			out = append(out, sourcePhrase{Family: family, Format: f, Pos: shortPos(fset, call.Pos())})
+		}
+	})
+	return out
 }

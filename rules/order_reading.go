@@ -38,7 +38,7 @@ func knownSpecial(special string) error {
 	case "", SpecialFollowMe, SpecialSteady:
 		return nil
 	}
-	return fmt.Errorf("special order %q is not one the rules know", special)
+	return &WordsError{Words: words("special order %q is not one the rules know", special)}
 }
 
 // orderOutcomes enumerates every face combination of the order roll, reads

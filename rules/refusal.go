@@ -72,6 +72,13 @@ type Words struct {
 
 func (w Words) String() string { return sprintf(w.Format, w.Args) }
 
+// WordsError is an error of the rules that is not a refusal, printed from
+// its Words, which it keeps for the reader's language (i18n says them as
+// it says a refusal's).
+type WordsError struct{ Words Words }
+
+func (e *WordsError) Error() string { return e.Words.String() }
+
 // words makes Words.
 func words(format string, a ...any) Words { return Words{Format: format, Args: a} }
 

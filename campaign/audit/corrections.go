@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"fmt"
-
 	"github.com/clubledger/ledger/campaign"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/rules"
@@ -93,7 +91,7 @@ func (a *auditor) corrections(decoded []*events.Envelope) {
 			a.fail(CheckCorrections, up.ref, "the ruling of dispute %d counts %d correction events; %d follow it", n, up.want, up.seen)
 		}
 	}
-	c.Summary = fmt.Sprintf("corrections: %d, recomputed: %d", c.Checked, recomputed)
+	c.summarize("corrections: %d, recomputed: %d", c.Checked, recomputed)
 }
 
 func containsVersion(vs []uint64, v uint64) bool {

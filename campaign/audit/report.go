@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/clubledger/ledger/rules"
 )
 
 // Check ids, in the order a Report lists them.
@@ -176,9 +178,18 @@ type Check struct {
 	Status Status `json:"status"`
 	// Checked counts the items the check examined (events, rolls, orders).
 	Checked int `json:"checked"`
-	// Summary says in a few words what was checked.
-	Summary  string    `json:"summary"`
-	Findings []Finding `json:"findings,omitempty"`
+	// Summary says in a few words what was checked; SummaryWords are the
+	// format and values it is printed from (summarize), for the reader's
+	// language (i18n says them by their format, app says them at the door).
+	Summary      string      `json:"summary"`
+	SummaryWords rules.Words `json:"-"`
+	Findings     []Finding   `json:"findings,omitempty"`
+}
+
+// summarize sets c's Summary, printed from format and args, and keeps them.
+func (c *Check) summarize(format string, args ...any) {
+	c.Summary = fmt.Sprintf(format, args...)
+	c.SummaryWords = rules.Words{Format: format, Args: sayArgs(args)}
 }
 
 // EventRef names one event of the audited stream.
@@ -213,6 +224,10 @@ type Finding struct {
 	// Counter is the roll concerned, if any.
 	Counter uint64 `json:"counter,omitempty"`
 	Message string `json:"message"`
+	// Words are the format and values Message is printed from (add), for
+	// the reader's language: i18n says them by their format, never by
+	// reading Message back.
+	Words rules.Words `json:"-"`
 	// Expected and Recorded are dice values: what recomputation or the
 	// cited roll gives, and what the event records.
 	Expected []int `json:"expected,omitempty"`

@@ -3,7 +3,6 @@ package audit
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -122,7 +121,7 @@ func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, 
 		}
 		v := verified[i]
 		notSigned := func(format string, args ...any) {
-			a.fail(CheckSignatures, r, "not signed by the ledger: "+format, args...)
+			a.fail(CheckSignatures, r, "not signed by the ledger: %s", sayPart(format, args))
 		}
 		if errors.Is(v.Err, events.ErrUnsigned) {
 			bound := i < lastSigned || i <= keptAt
@@ -209,11 +208,11 @@ func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, 
 	}
 	switch {
 	case signed == 0 && a.rep.Unsigned > 0:
-		c.Summary = fmt.Sprintf("none signed: %d events from before the ledger signed (their author is not proven)", a.rep.Unsigned)
+		c.summarize("none signed: %d events from before the ledger signed (their author is not proven)", a.rep.Unsigned)
 	case a.rep.Unsigned > 0:
-		c.Summary = fmt.Sprintf("%d signed by %s; %d from before signing", signed, strings.Join(fps, ", "), a.rep.Unsigned)
+		c.summarize("%d signed by %s; %d from before signing", signed, strings.Join(fps, ", "), a.rep.Unsigned)
 	default:
-		c.Summary = fmt.Sprintf("%d signed by %s", signed, strings.Join(fps, ", "))
+		c.summarize("%d signed by %s", signed, strings.Join(fps, ", "))
 	}
 }
 
@@ -235,7 +234,7 @@ func (a *auditor) headerKeyring(m *Meta, trust map[string]string, trustFP string
 	trust[first.Key] = TrustExportHeader
 	prev := first.Key
 	for i, k := range m.Keys[1:] {
-		where := fmt.Sprintf("the export's key %d (%s)", i+2, events.Fingerprint(k.Key))
+		where := rules.Words{Format: "the export's key %d (%s)", Args: []any{i + 2, events.Fingerprint(k.Key)}}
 		if k.Change == nil {
 			// Not endorsed: not the ledger's, and the events it signed
 			// are named as such.

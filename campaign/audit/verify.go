@@ -144,7 +144,8 @@ func newAuditor(evs []events.Envelope, opt Options) *auditor {
 
 func (a *auditor) add(check string, st Status, r EventRef, counter uint64, format string, args ...any) *Finding {
 	c := a.checks[check]
-	c.Findings = append(c.Findings, Finding{Check: check, Status: st, EventRef: r, Counter: counter, Message: fmt.Sprintf(format, args...)})
+	c.Findings = append(c.Findings, Finding{Check: check, Status: st, EventRef: r, Counter: counter, Message: fmt.Sprintf(format, args...),
+		Words: rules.Words{Format: format, Args: sayArgs(args)}})
 	return &c.Findings[len(c.Findings)-1]
 }
 
@@ -214,29 +215,29 @@ func (a *auditor) chain(evs []events.Envelope, opt Options) ([]*events.Envelope,
 		}
 		d.Sequence = e.Sequence
 		r := EventRef{Version: d.Version, ID: d.ID, Type: d.Type, Seq: d.Sequence}
-		var why []string
+		var why []any
 		if recorded != "" && recorded != h {
-			why = append(why, fmt.Sprintf("its stored bytes hash to %s but the export records %s: the event was altered", short(h), short(recorded)))
+			why = append(why, rules.Words{Format: "its stored bytes hash to %s but the export records %s: the event was altered", Args: []any{short(h), short(recorded)}})
 		}
 		if d.Version != prevVersion+1 {
 			if i == 0 {
-				why = append(why, fmt.Sprintf("the first event has version %d, not 1", d.Version))
+				why = append(why, rules.Words{Format: "the first event has version %d, not 1", Args: []any{d.Version}})
 			} else {
-				why = append(why, fmt.Sprintf("version %d follows %d (events missing, repeated or out of order)", d.Version, prevVersion))
+				why = append(why, rules.Words{Format: "version %d follows %d (events missing, repeated or out of order)", Args: []any{d.Version, prevVersion}})
 			}
 		}
 		if d.PrevHash != prev {
 			if i == 0 {
-				why = append(why, fmt.Sprintf("the first event carries prev_hash %s, want none", short(d.PrevHash)))
+				why = append(why, rules.Words{Format: "the first event carries prev_hash %s, want none", Args: []any{short(d.PrevHash)}})
 			} else {
-				why = append(why, fmt.Sprintf("prev_hash %s is not the hash %s of the event before it, %s: one of the two was altered", short(d.PrevHash), short(prev), last))
+				why = append(why, rules.Words{Format: "prev_hash %s is not the hash %s of the event before it, %s: one of the two was altered", Args: []any{short(d.PrevHash), short(prev), last}})
 			}
 		}
 		if d.Key() != a.key {
-			why = append(why, fmt.Sprintf("it belongs to %s, not %s", d.Key(), a.key))
+			why = append(why, rules.Words{Format: "it belongs to %s, not %s", Args: []any{d.Key(), a.key}})
 		}
 		if len(why) > 0 {
-			a.fail(CheckChain, r, "%s", strings.Join(why, "; "))
+			a.fail(CheckChain, r, "%s", joined(why))
 		}
 		prev, prevVersion, last = h, d.Version, r
 		out[i] = &d
@@ -251,7 +252,7 @@ func (a *auditor) chain(evs []events.Envelope, opt Options) ([]*events.Envelope,
 	if len(evs) == 0 {
 		a.fail(CheckChain, EventRef{}, "no events")
 	}
-	c.Summary = fmt.Sprintf("%d events, head %s", len(evs), short(prev))
+	c.summarize("%d events, head %s", len(evs), short(prev))
 	return out, hashes
 }
 
@@ -261,7 +262,7 @@ func (a *auditor) chain(evs []events.Envelope, opt Options) ([]*events.Envelope,
 func (a *auditor) heads(hashes []string, kept []string) {
 	c := a.checks[CheckHeads]
 	if len(kept) == 0 {
-		c.Summary = "none given"
+		c.summarize("none given")
 		return
 	}
 	last := a.last
@@ -296,7 +297,7 @@ func (a *auditor) heads(hashes []string, kept []string) {
 			parts = append(parts, "not found")
 		}
 	}
-	c.Summary = fmt.Sprintf("%d of %d kept %s in the chain (%s of %d)", found, len(kept), plural(len(kept), "head", "heads"), strings.Join(parts, ", "), len(hashes))
+	c.summarize("%d of %d kept %s in the chain (%s of %d)", found, len(kept), plural(len(kept), "head", "heads"), strings.Join(parts, ", "), len(hashes))
 }
 
 // event reads one decoded event for checks 2 to 6.
@@ -546,11 +547,11 @@ func (a *auditor) nonce(ro *roll) {
 	}
 }
 
-func counterRange(from, to uint64) string {
+func counterRange(from, to uint64) rules.Words {
 	if from == to {
-		return fmt.Sprintf("roll %d", from)
+		return rules.Words{Format: "roll %d", Args: []any{from}}
 	}
-	return fmt.Sprintf("rolls %d..%d", from, to)
+	return rules.Words{Format: "rolls %d..%d", Args: []any{from, to}}
 }
 
 // resolved checks check 5 on one order.resolved.
@@ -641,11 +642,11 @@ func (a *auditor) cite(r EventRef, counter uint64, what string) *roll {
 	return ro
 }
 
-func outcomeName(outcome string, actions int) string {
+func outcomeName(outcome string, actions int) rules.Words {
 	if outcome == rules.OutcomeActions || (outcome == rules.OutcomeSuccess && actions > 0) {
-		return fmt.Sprintf("%s (%d)", outcome, actions)
+		return rules.Words{Format: "%s (%d)", Args: []any{outcome, actions}}
 	}
-	return outcome
+	return rules.Words{Format: "%s", Args: []any{outcome}}
 }
 
 func modifiers(ms []rules.Modifier) string {
@@ -717,7 +718,7 @@ func (a *auditor) recompute(p *period) {
 		return
 	}
 	first, last := p.rolls[0], p.rolls[len(p.rolls)-1]
-	what := fmt.Sprintf("%d digital %s of period %q (counters %d..%d)", len(p.rolls), plural(len(p.rolls), "roll", "rolls"), p.Period.Period, first.ev.Counter, last.ev.Counter)
+	what := rules.Words{Format: "%d digital %s of period %q (counters %d..%d)", Args: []any{len(p.rolls), plural(len(p.rolls), "roll", "rolls"), p.Period.Period, first.ev.Counter, last.ev.Counter}}
 	switch {
 	case !p.schemeOK:
 		a.fail(CheckRolls, first.ref, "%s cannot be recomputed: scheme %q is unknown to this audit", what, p.Scheme)
@@ -830,13 +831,13 @@ func (a *auditor) nonceSummary() {
 	c := a.checks[CheckNonces]
 	switch {
 	case nw+nwo == 0 && v1 == 0:
-		c.Summary = "no digital rolls"
+		c.summarize("no digital rolls")
 	case nw+nwo == 0:
-		c.Summary = fmt.Sprintf("%s rolls: %d, no nonces", dice.SchemeV1, v1)
+		c.summarize("%s rolls: %d, no nonces", dice.SchemeV1, v1)
 	case v1 == 0:
-		c.Summary = fmt.Sprintf("%d with a player's nonce%s, %d without%s", nw, by(with), nwo, by(without))
+		c.summarize("%d with a player's nonce%s, %d without%s", nw, by(with), nwo, by(without))
 	default:
-		c.Summary = fmt.Sprintf("%d with a player's nonce%s, %d without%s; %s rolls: %d", nw, by(with), nwo, by(without), dice.SchemeV1, v1)
+		c.summarize("%d with a player's nonce%s, %d without%s; %s rolls: %d", nw, by(with), nwo, by(without), dice.SchemeV1, v1)
 	}
 }
 
@@ -854,12 +855,12 @@ func (a *auditor) summaries() {
 			physical++
 		}
 	}
-	a.checks[CheckDecode].Summary = fmt.Sprintf("%d events decoded", a.checks[CheckDecode].Checked)
-	a.checks[CheckReveals].Summary = fmt.Sprintf("%d %s committed, %d revealed", len(a.periodOrder), plural(len(a.periodOrder), "period", "periods"), revealed)
-	a.checks[CheckRolls].Summary = fmt.Sprintf("%d of %d digital recomputed, %d physical", recomputed, digital, physical)
-	a.checks[CheckCounters].Summary = fmt.Sprintf("%d rolls, counters up to %d", len(a.rollOrder), a.lastCounter)
-	a.checks[CheckOrders].Summary = fmt.Sprintf("%d orders", len(a.orders))
-	a.checks[CheckSeedTiming].Summary = fmt.Sprintf("%d player %s", a.seedsAdded, plural(a.seedsAdded, "seed", "seeds"))
+	a.checks[CheckDecode].summarize("%d events decoded", a.checks[CheckDecode].Checked)
+	a.checks[CheckReveals].summarize("%d %s committed, %d revealed", len(a.periodOrder), plural(len(a.periodOrder), "period", "periods"), revealed)
+	a.checks[CheckRolls].summarize("%d of %d digital recomputed, %d physical", recomputed, digital, physical)
+	a.checks[CheckCounters].summarize("%d rolls, counters up to %d", len(a.rollOrder), a.lastCounter)
+	a.checks[CheckOrders].summarize("%d orders", len(a.orders))
+	a.checks[CheckSeedTiming].summarize("%d player %s", a.seedsAdded, plural(a.seedsAdded, "seed", "seeds"))
 	a.nonceSummary()
 }
 
@@ -868,4 +869,9 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// joined is parts said one after another, joined by "; ".
+func joined(parts []any) rules.Words {
+	return rules.Words{Format: strings.TrimSuffix(strings.Repeat("%s; ", len(parts)), "; "), Args: parts}
 }

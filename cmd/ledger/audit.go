@@ -14,6 +14,7 @@ import (
 
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign/audit"
+	"github.com/clubledger/ledger/rules"
 )
 
 func init() {
@@ -219,7 +220,7 @@ func writeReport(w io.Writer, r *audit.Report, wd words) error {
 		if wd.lang != "en" {
 			title = wd.term("check_title", ch.ID)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", wd.term("check", ch.ID), wd.term("check_status", string(ch.Status)), wd.phrase("audit.summary", ch.Summary), title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", wd.term("check", ch.ID), wd.term("check_status", string(ch.Status)), wd.audit(r, "summary", ch.SummaryWords, ch.Summary), title)
 	}
 	tw.Flush()
 
@@ -232,7 +233,7 @@ func writeReport(w io.Writer, r *audit.Report, wd words) error {
 		tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 		fmt.Fprintln(tw, wd.t("audit.findings_head"))
 		for _, f := range found {
-			msg := wd.phrase("audit.finding", f.Message)
+			msg := wd.audit(r, "finding", f.Words, f.Message)
 			if f.Expected != nil || f.Recorded != nil {
 				msg += wd.t("audit.expected_recorded", "expected", audit.Ints(f.Expected), "recorded", audit.Ints(f.Recorded))
 			}
@@ -359,8 +360,22 @@ func auditFailure(r *audit.Report, wd words) string {
 	f := r.Failures()
 	first := f[0]
 	return wd.t("audit.error", "campaign", r.Campaign, "battle", r.Battle, "check", wd.term("check", first.Check), "ref", first.EventRef.String(),
-		"message", wd.phrase("audit.finding", first.Message), "values", first.Expected != nil || first.Recorded != nil,
+		"message", wd.audit(r, "finding", first.Words, first.Message), "values", first.Expected != nil || first.Recorded != nil,
 		"expected", audit.Ints(first.Expected), "recorded", audit.Ints(first.Recorded), "more", len(f)-1)
+}
+
+// audit says a summary or a finding of r (phrase.audit.<kind>) in wd's
+// language from the format and values it was printed from (w): a report
+// the door already said in a language (r.Lang: the ledger's, a server's)
+// as it is.
+func (w words) audit(r *audit.Report, kind string, said rules.Words, text string) string {
+	if r.Lang != "" {
+		return text
+	}
+	if out, ok := w.cat.Said(w.lang, "phrase.audit."+kind, said, text); ok {
+		return out
+	}
+	return text
 }
 
 // outcomeLabel names an order outcome column: "failed", "2 actions".
