@@ -200,6 +200,12 @@ type EventsPage struct {
 	// (Imported counts them), else the first that was not, checked over
 	// every event; empty where the ledger has no keys.
 	Signatures string `json:"signatures,omitempty"`
+	// ChainSaid and SignaturesSaid are Chain and Signatures, where they
+	// name what breaks, said in the caller's language when that is not
+	// English (from the error's format and values); absent in English and
+	// where the catalogue has no words for it.
+	ChainSaid      string `json:"chain_said,omitempty"`
+	SignaturesSaid string `json:"signatures_said,omitempty"`
 	// Unsigned counts the events stored before the ledger signed (they
 	// pass, unproven).
 	Unsigned int `json:"unsigned,omitempty"`

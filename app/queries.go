@@ -190,6 +190,10 @@ func (s *Session) Events(ctx context.Context, key events.Key, after uint64) (Eve
 		Events: readable(p, evs, after, s.describer(ctx))}
 	if err := events.VerifyChain(evs); err != nil {
 		page.Chain = err.Error()
+		var ce *events.ChainError
+		if errors.As(err, &ce) {
+			page.ChainSaid = s.said("phrase.chain", ce.Sentence(), page.Chain)
+		}
 	}
 	if ring := s.l.opts.Keys; ring != nil {
 		page.Signatures = SignaturesHold
@@ -201,6 +205,10 @@ func (s *Session) Events(ctx context.Context, key events.Key, after uint64) (Eve
 			case err != nil:
 				if page.Signatures == SignaturesHold {
 					page.Signatures = err.Error()
+					var ns *events.NotSignedError
+					if errors.As(err, &ns) {
+						page.SignaturesSaid = s.said("phrase.signature", ns.Sentence(), page.Signatures)
+					}
 				}
 			default:
 				if a.Legacy {
@@ -462,6 +470,19 @@ func (s *Session) Audit(ctx context.Context, key events.Key, opt AuditOptions) (
 		evs = shown
 	}
 	return s.auditWords(audit.Verify(evs, ao)), nil
+}
+
+// said says english, printed from w, in the caller's language (i18n, by
+// its format among family's): "" in English, or where no entry says it.
+func (s *Session) said(family string, w events.Words, english string) string {
+	if s.lang == "en" || s.l.cat == nil {
+		return ""
+	}
+	words, _ := audit.SayValue(w).(rules.Words)
+	if out, ok := s.l.cat.Said(s.lang, family, words, english); ok {
+		return out
+	}
+	return ""
 }
 
 // auditWords puts an audit's words (each check's title and summary, each

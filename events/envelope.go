@@ -218,8 +218,16 @@ func chainError(e *Envelope, format string, args ...any) *ChainError {
 	return &ChainError{Version: e.Version, ID: e.ID, Reason: w.String(), Words: w}
 }
 
-func (e *ChainError) Error() string {
-	return fmt.Sprintf("chain broken at version %d (event %s): %s", e.Version, e.ID, e.Reason)
+func (e *ChainError) Error() string { return e.Sentence().String() }
+
+// Sentence is the error's words: its format and values, the reason as its
+// own Words (as Reason when it has none).
+func (e *ChainError) Sentence() Words {
+	var reason any = e.Reason
+	if e.Words.Format != "" {
+		reason = e.Words
+	}
+	return Words{Format: "chain broken at version %d (event %s): %s", Args: []any{e.Version, e.ID, reason}}
 }
 
 // VerifyChain checks that evs, one stream's events from its first, have

@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -126,8 +125,16 @@ type NotSignedError struct {
 	Words  Words
 }
 
-func (e *NotSignedError) Error() string {
-	return fmt.Sprintf("event v%d (%s, log sequence %d) is not signed by the ledger: %s", e.Version, e.ID, e.Seq, e.Reason)
+func (e *NotSignedError) Error() string { return e.Sentence().String() }
+
+// Sentence is the error's words: its format and values, the reason as its
+// own Words (as Reason when it has none).
+func (e *NotSignedError) Sentence() Words {
+	var reason any = e.Reason
+	if e.Words.Format != "" {
+		reason = e.Words
+	}
+	return Words{Format: "event v%d (%s, log sequence %d) is not signed by the ledger: %s", Args: []any{e.Version, e.ID, e.Seq, reason}}
 }
 
 // Authorship is who signed one event, as Check found it.

@@ -167,7 +167,11 @@ func (a *auditor) signatures(evs []events.Envelope, decoded []*events.Envelope, 
 			}
 			var ns *events.NotSignedError
 			if errors.As(err, &ns) {
-				notSigned("%s", ns.Reason)
+				var reason any = ns.Reason
+				if ns.Words.Format != "" {
+					reason = ns.Words // the same text, with its words
+				}
+				notSigned("%s", reason)
 			} else {
 				notSigned("%v", err)
 			}

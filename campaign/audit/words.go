@@ -13,6 +13,11 @@ import (
 // and values) is kept as rules.Words, which i18n says from its own family
 // (phrase.audit.*: sub= in the catalogue's templates).
 
+// SayValue is a value as i18n says it (sayValue): for the door, which
+// says the log's broken chain and unsigned events from their words
+// (events.ChainError and events.NotSignedError's Sentence).
+func SayValue(v any) any { return sayValue(v) }
+
 // sayArgs are a message's values as i18n says them (sayValue).
 func sayArgs(args []any) []any {
 	if len(args) == 0 {
@@ -26,12 +31,14 @@ func sayArgs(args []any) []any {
 }
 
 // sayValue is a value as i18n says it: an error that keeps its format and
-// values (events.WordsError, events.SignatureError, events.NotSignedError,
-// rules.WordsError) as rules.Words (sayPart), rules.Words with their own
+// values (events.WordsError, events.SignatureError, events.NotSignedError's
+// reason, rules.WordsError) and events.Words as rules.Words (sayPart), rules.Words with their own
 // values so too; any other value as it is.
 func sayValue(v any) any {
 	var w events.Words
 	switch x := v.(type) {
+	case events.Words:
+		w = x
 	case rules.Words:
 		return rules.Words{Format: x.Format, Args: sayArgs(x.Args)}
 	case *rules.WordsError:

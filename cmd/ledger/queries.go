@@ -147,14 +147,14 @@ func (c *cli) logCommand() *cobra.Command {
 				}
 			}
 			if page.Chain != app.ChainIntact {
-				broken := w.t("log.broken", "why", w.phrase("chain", page.Chain))
+				broken := w.t("log.broken", "why", orText(page.ChainSaid, page.Chain))
 				if verify {
 					return &checkError{msg: broken}
 				}
 				fmt.Fprintln(c.stderr, broken)
 			}
 			if page.Signatures != "" && page.Signatures != app.SignaturesHold && page.Signatures != app.SignaturesImported {
-				bad := w.t("log.signatures_bad", "why", w.phrase("signature", page.Signatures))
+				bad := w.t("log.signatures_bad", "why", orText(page.SignaturesSaid, page.Signatures))
 				if verify {
 					return &checkError{msg: bad}
 				}
@@ -290,4 +290,13 @@ func sideName(b app.Board, side string) string {
 		}
 	}
 	return side
+}
+
+// orText is said, what the door said in the caller's language, or text,
+// its English.
+func orText(said, text string) string {
+	if said != "" {
+		return said
+	}
+	return text
 }
