@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // The limits of what a command body may carry (docs/events.md, "Limits of
@@ -78,6 +80,21 @@ func kindOf(key string) fieldKind {
 // control characters (free text may break lines) or bidirectional
 // overrides, each within its length. The error names the field and the
 // limit, never echoes the value.
+//
+// It reads the body once as a stream of tokens (jsontext.Decoder) and
+// builds no value: it keeps the keys on the way to the value it is at and,
+// for each object and list still open, the limits broken under it. The
+// command's typed value is decoded afterwards, once (decodeBody), and that
+// value is what the authorizer and the decision use: a typed decode takes
+// a null for a zero value, so nulls are seen here, in the scan.
+//
+// What it says is what a decode into a tree (encoding/json, UseNumber)
+// said before (issue 29; TestCheckBodyAsBefore, FuzzCheckBody): a body
+// that is not JSON, or nests deeper than encoding/json reads, passes (the
+// command's own decoding says what is wrong); only the first value is
+// read; a list's length is judged before its items; a key given twice is
+// judged by its last value; of several limits broken in one object, the
+// first in the body is told (the tree told any one of them).
 func CheckBody(body json.RawMessage) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
@@ -85,49 +102,241 @@ func CheckBody(body json.RawMessage) error {
 	if !utf8.Valid(body) {
 		return Invalid("command", "not valid UTF-8")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil // the command's own decoding says what is wrong
+	// encoding/json's reading: a name may come twice (the last stands),
+	// and an escaped lone surrogate is a replacement character.
+	dec := jsontext.NewDecoder(bytes.NewBuffer(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	var sc scan
+	for {
+		var done bool
+		switch kind := dec.PeekKind(); kind {
+		case '"', '0':
+			v, err := dec.ReadValue()
+			if err != nil {
+				return nil // the command's own decoding says what is wrong
+			}
+			done = sc.scalar(kind, v)
+		case '{', '}', '[', ']', 'n', 't', 'f':
+			if _, err := dec.ReadToken(); err != nil {
+				return nil
+			}
+			done = sc.token(kind)
+		default:
+			return nil // not JSON
+		}
+		if done {
+			return sc.broken
+		}
+		if len(sc.open) > maxDepth {
+			return nil // as deep as encoding/json refuses: the decoding says so
+		}
 	}
-	return checkValue("", "", v)
 }
 
-func checkValue(path, key string, v any) error {
-	switch x := v.(type) {
-	case nil:
-		if path == "" {
-			return nil
-		}
-		return Invalid(path, "null: give a value, or leave the field out")
-	case map[string]any:
-		for k, e := range x {
-			if err := checkValue(join(path, k), k, e); err != nil {
-				return err
-			}
-		}
-	case []any:
-		if key == "path" && len(x) > MaxPath {
-			return Invalid(path, "at most %d waypoints", MaxPath)
-		}
-		if len(x) > MaxList {
-			return Invalid(path, "at most %d items", MaxList)
-		}
-		for i, e := range x {
-			if err := checkValue(path+"["+strconv.Itoa(i)+"]", key, e); err != nil {
-				return err
-			}
-		}
-	case json.Number:
-		f, err := x.Float64()
-		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > MaxCoordinate {
-			return Invalid(path, "a number between -%d and %d", MaxCoordinate, MaxCoordinate)
-		}
-	case string:
-		return checkString(path, kindOf(key), x)
+// maxDepth is how deep encoding/json nests objects and lists.
+const maxDepth = 10000
+
+// scan is CheckBody's state: the objects and lists open around the token
+// it reads, the keys they are at, and what the whole body broke once it
+// is read.
+type scan struct {
+	open []scanned
+	// keys holds each open object's key being read, one after another
+	// (scanned.key): only the innermost object's changes.
+	keys []byte
+	// text is a string's text once its escapes are read.
+	text   []byte
+	broken error
+}
+
+// scanned is one object or list being read.
+type scanned struct {
+	object bool
+	// wantKey: an object's next token is a key.
+	wantKey bool
+	// key is where in scan.keys an object's key of the value being read
+	// is.
+	key [2]int
+	// kind classes the strings read (kindOf): by an object's key, or a
+	// list's own key for its items; waypoints: that key is "path".
+	kind      fieldKind
+	waypoints bool
+	// n is the index of a list's item being read (the items read so far).
+	n int
+	// first is the first limit a list's items broke.
+	first error
+	// bad are the limits an object's values broke, by key, in the body's
+	// order; a key given again drops its earlier value's (err nil), found
+	// by index once there are many (a hostile body's thousands of keys
+	// are not searched one by one).
+	bad   []keyed
+	index map[string]int
+}
+
+type keyed struct {
+	key string
+	err error
+}
+
+// at is what classes the value being read: the kind of its key and
+// whether it is a path; none at the top.
+func (sc *scan) at() (fieldKind, bool) {
+	if n := len(sc.open); n > 0 {
+		return sc.open[n-1].kind, sc.open[n-1].waypoints
 	}
-	return nil
+	return kindOther, false
+}
+
+// token reads a delimiter or a literal (null, true, false).
+func (sc *scan) token(kind jsontext.Kind) (done bool) {
+	switch kind {
+	case '{':
+		sc.open = append(sc.open, scanned{object: true, wantKey: true, key: [2]int{len(sc.keys), len(sc.keys)}})
+	case '[':
+		k, w := sc.at()
+		sc.open = append(sc.open, scanned{kind: k, waypoints: w})
+	case '}':
+		top := sc.open[len(sc.open)-1]
+		var err error
+		for _, b := range top.bad {
+			if err = b.err; err != nil {
+				break
+			}
+		}
+		return sc.end(err)
+	case ']':
+		top := sc.open[len(sc.open)-1]
+		err := top.first
+		if top.waypoints && top.n > MaxPath {
+			err = Invalid(sc.pathOf(len(sc.open)-1), "at most %d waypoints", MaxPath)
+		} else if top.n > MaxList {
+			err = Invalid(sc.pathOf(len(sc.open)-1), "at most %d items", MaxList)
+		}
+		return sc.end(err)
+	case 'n':
+		if path := sc.pathOf(len(sc.open)); path != "" {
+			return sc.value(Invalid(path, "null: give a value, or leave the field out"))
+		}
+		return sc.value(nil)
+	default:
+		return sc.value(nil)
+	}
+	return false
+}
+
+// scalar reads a string (a value or an object's key) or a number, raw as
+// the body gives it.
+func (sc *scan) scalar(kind jsontext.Kind, raw jsontext.Value) (done bool) {
+	if kind == '0' {
+		// json.Number's Float64: what the tree's numbers were read by.
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > MaxCoordinate {
+			return sc.value(Invalid(sc.pathOf(len(sc.open)), "a number between -%d and %d", MaxCoordinate, MaxCoordinate))
+		}
+		return sc.value(nil)
+	}
+	text := raw[1 : len(raw)-1]
+	if bytes.IndexByte(text, '\\') >= 0 {
+		// Invalid escapes are syntax the decoder already refused; an
+		// escaped lone surrogate reads as a replacement character.
+		sc.text, _ = jsontext.AppendUnquote(sc.text[:0], raw)
+		text = sc.text
+	}
+	if n := len(sc.open); n > 0 && sc.open[n-1].object && sc.open[n-1].wantKey {
+		top := &sc.open[n-1]
+		sc.keys = append(sc.keys[:top.key[0]], text...)
+		top.key[1] = len(sc.keys)
+		top.wantKey = false
+		top.kind, top.waypoints = kindOf(string(text)), string(text) == "path"
+		top.drop(text)
+		return false
+	}
+	k, _ := sc.at()
+	if l := checkString(k, text); l != nil {
+		return sc.value(Invalid(sc.pathOf(len(sc.open)), l.format, l.args...))
+	}
+	return sc.value(nil)
+}
+
+// end closes the object or list on top, which broke err.
+func (sc *scan) end(err error) bool {
+	top := sc.open[len(sc.open)-1]
+	if top.object {
+		sc.keys = sc.keys[:top.key[0]]
+	}
+	sc.open = sc.open[:len(sc.open)-1]
+	return sc.value(err)
+}
+
+// value counts a value read whole, which broke err (nil for none), in the
+// object or list around it; done at the top.
+func (sc *scan) value(err error) (done bool) {
+	n := len(sc.open)
+	if n == 0 {
+		sc.broken = err
+		return true
+	}
+	top := &sc.open[n-1]
+	switch {
+	case top.object:
+		if err != nil {
+			top.add(string(sc.keys[top.key[0]:top.key[1]]), err)
+		}
+		top.wantKey = true
+	default:
+		if err != nil && top.first == nil {
+			top.first = err
+		}
+		top.n++
+	}
+	return false
+}
+
+// drop forgets the limit an object's value under key broke: the key is
+// given again, and its last value is the one judged.
+func (o *scanned) drop(key []byte) {
+	if o.index != nil {
+		if i, ok := o.index[string(key)]; ok {
+			o.bad[i].err = nil
+			delete(o.index, string(key))
+		}
+		return
+	}
+	for i := range o.bad {
+		if o.bad[i].err != nil && o.bad[i].key == string(key) {
+			o.bad[i].err = nil
+		}
+	}
+}
+
+// add keeps the limit an object's value under key broke.
+func (o *scanned) add(key string, err error) {
+	o.bad = append(o.bad, keyed{key, err})
+	switch {
+	case o.index != nil:
+		o.index[key] = len(o.bad) - 1
+	case len(o.bad) > 8:
+		o.index = make(map[string]int, 2*len(o.bad))
+		for i, b := range o.bad {
+			if b.err != nil {
+				o.index[b.key] = i
+			}
+		}
+	}
+}
+
+// pathOf is the path of the value read inside the first n open objects
+// and lists: "to.x", "path[3].y", "" at the top. It is made only for a
+// limit broken.
+func (sc *scan) pathOf(n int) string {
+	path := ""
+	for _, o := range sc.open[:n] {
+		if o.object {
+			path = join(path, string(sc.keys[o.key[0]:o.key[1]]))
+		} else {
+			path += "[" + strconv.Itoa(o.n) + "]"
+		}
+	}
+	return path
 }
 
 func join(path, key string) string {
@@ -137,39 +346,51 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-// checkString bounds one string of a command.
-func checkString(path string, kind fieldKind, s string) error {
-	n := utf8.RuneCountInString(s)
-	limit, what := MaxString, "characters"
+// limit is a string's broken limit, in words: Invalid's format and values.
+type limit struct {
+	format string
+	args   []any
+}
+
+// checkString bounds one string of a command, its text as read (escapes
+// undone): nil when it is within its limits.
+func checkString(kind fieldKind, s []byte) *limit {
+	n := utf8.RuneCount(s)
+	most, what := MaxString, "characters"
 	switch kind {
 	case kindID:
-		limit = MaxID
+		most = MaxID
 	case kindName:
-		limit = MaxName
+		most = MaxName
 	case kindText:
-		limit = MaxText
+		most = MaxText
 	case kindSeed:
-		limit, what, n = MaxSeed, "bytes", len(s)
+		most, what, n = MaxSeed, "bytes", len(s)
 	case kindRuleset:
-		limit = 64 << 10
+		most = 64 << 10
 	}
-	if n > limit {
+	if n > most {
 		if what == "bytes" {
-			return Invalid(path, "at most %d bytes (%d given)", limit, n)
+			return &limit{"at most %d bytes (%d given)", []any{most, n}}
 		}
-		return Invalid(path, "at most %d characters (%d given)", limit, n)
+		return &limit{"at most %d characters (%d given)", []any{most, n}}
 	}
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(s[i:])
+		}
+		i += size
 		switch {
 		case r == utf8.RuneError:
-			return Invalid(path, "not valid text (a replacement character or a broken escape)")
+			return &limit{"not valid text (a replacement character or a broken escape)", nil}
 		case bidiControl(r):
-			return Invalid(path, "bidirectional control character %s is not allowed", codePoint(r))
+			return &limit{"bidirectional control character %s is not allowed", []any{codePoint(r)}}
 		case kind == kindID && !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.", r)):
-			return Invalid(path, "an identifier is letters, digits, '-', '_' or '.' (not %s), at most %d", codePoint(r), MaxID)
+			return &limit{"an identifier is letters, digits, '-', '_' or '.' (not %s), at most %d", []any{codePoint(r), MaxID}}
 		case (kind == kindText || kind == kindRuleset) && (r == '\n' || r == '\t' || r == '\r'):
 		case unicode.IsControl(r):
-			return Invalid(path, "control character %s is not allowed", codePoint(r))
+			return &limit{"control character %s is not allowed", []any{codePoint(r)}}
 		}
 	}
 	return nil
