@@ -1,9 +1,11 @@
 package campaign
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/rules"
@@ -76,14 +78,52 @@ var umpireOnly = map[string]bool{
 	rules.CmdDisputeDismiss: true,
 }
 
-// refs are the fields of a command body that say whom it acts for; the
-// rules decode the body strictly afterwards.
-type refs struct {
-	Unit    string `json:"unit"`
-	General string `json:"general"`
-	Side    string `json:"side"`
-	Player  string `json:"player"`
-	Brigade string `json:"brigade"`
+// actsFor is the field of a command's body that says whom it acts for,
+// by command: its side, or the unit, general or brigade whose side it is.
+// authorize reads it from the decoded command (ref);
+// TestAuthorizedFieldsExist holds every command here to have the field.
+var actsFor = map[string]string{
+	rules.CmdArmyDeploy: "side", rules.CmdPhaseEnd: "side", rules.CmdMovementHandOver: "side",
+	rules.CmdFlankDeclare: "side", rules.CmdFlankChooseEntry: "side", rules.CmdFlankEnter: "side",
+	rules.CmdOrderGive: "general", rules.CmdGeneralMove: "general", rules.CmdGeneralDetach: "general",
+	rules.CmdUnitMove: "unit", rules.CmdUnitReform: "unit", rules.CmdUnitCharge: "unit",
+	rules.CmdInitiativeTake: "unit", rules.CmdInitiativeDecline: "unit", rules.CmdUnitMarch: "unit",
+	rules.CmdUnitFire: "unit", rules.CmdCombatRecord: "unit", rules.CmdFlankRally: "unit",
+	rules.CmdMarchDeclare: "brigade", rules.CmdBrigadeOrder: "brigade",
+	rules.CmdDiceAddSeed: "player",
+}
+
+// ref is the text field of a decoded command (a pointer to its struct)
+// that its body gives under key: the field whose JSON name is key, as the
+// strict decoding read it (names matched regardless of case, embedded
+// structs' fields promoted); "" when the command has none or cmd is nil.
+func ref(cmd any, key string) string {
+	v := reflect.ValueOf(cmd)
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return ""
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return ""
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-":
+		case f.Anonymous && name == "":
+			if s := ref(v.Field(i).Addr().Interface(), key); s != "" {
+				return s
+			}
+		case !f.IsExported():
+		case strings.EqualFold(cmp.Or(name, f.Name), key) && f.Type.Kind() == reflect.String:
+			return v.Field(i).String()
+		}
+	}
+	return ""
 }
 
 // commandFor returns the principal a request acts as: the principal who
@@ -117,8 +157,9 @@ func (s *Service) commandFor(ctx context.Context, req Request) (Principal, error
 }
 
 // authorize decides whether p (the principal the command acts as) may give
-// the command, on st, the battle's state the rules decide it on (nil for a
-// campaign's own commands). A player commands only their own side: an
+// the command cmd (its body as decodeBody decoded it, nil if it could not)
+// on st, the battle's state the rules decide it on (nil for a campaign's
+// own commands). A player commands only their own side: an
 // order by the side of its general; a unit's move, formation change,
 // charge, initiative, march, fire, combat outcome and flank rally by the
 // unit's side; a general's move by his side; a brigade's march or order
@@ -129,22 +170,19 @@ func (s *Service) commandFor(ctx context.Context, req Request) (Principal, error
 // authorizeRetraction who answers one); the umpire's commands never. A
 // general or unit the battle does not know is left to the rules, which
 // refuse it (nothing is appended either way).
-func authorize(p Principal, name string, body json.RawMessage, st *rules.State) error {
+func authorize(p Principal, name string, cmd any, st *rules.State) error {
 	if name == CmdCreate {
 		if !p.IsOperator() {
 			return forbid(p, "campaign.create is the operator's (the ledger's owner or its admin token)")
 		}
 		return nil
 	}
-	var r refs
-	if len(body) > 0 {
-		// Loose on purpose: unknown fields are the rules' to refuse, strictly.
-		_ = json.Unmarshal(body, &r)
-	}
-	if name == rules.CmdDiceAddSeed && r.Player != p.Player {
-		// A dice seed is a person's own: added by them (or for them at
-		// the table), never as someone else's.
-		return forbid(p, "%s adds a dice seed only as themselves, not as %q", p.Player, r.Player)
+	if name == rules.CmdDiceAddSeed {
+		if player := ref(cmd, actsFor[name]); player != p.Player {
+			// A dice seed is a person's own: added by them (or for them
+			// at the table), never as someone else's.
+			return forbid(p, "%s adds a dice seed only as themselves, not as %q", p.Player, player)
+		}
 	}
 	if p.Umpires() {
 		return nil
@@ -157,24 +195,24 @@ func authorize(p Principal, name string, body json.RawMessage, st *rules.State) 
 	}
 	side := ""
 	switch name {
-	case rules.CmdArmyDeploy, rules.CmdPhaseEnd, rules.CmdMovementHandOver,
-		rules.CmdFlankDeclare, rules.CmdFlankChooseEntry, rules.CmdFlankEnter:
-		side = r.Side
 	case rules.CmdDisputeRaise, rules.CmdRetractRequest, rules.CmdRetractAgree, rules.CmdRetractDecline, rules.CmdDiceAddSeed:
 		return nil
-	case rules.CmdOrderGive, rules.CmdGeneralMove, rules.CmdGeneralDetach:
-		if side = generalSide(st, r.General); side == "" {
+	}
+	switch field := actsFor[name]; field {
+	case "side":
+		side = ref(cmd, field)
+	case "general":
+		if side = generalSide(st, ref(cmd, field)); side == "" {
 			return nil
 		}
-	case rules.CmdUnitMove, rules.CmdUnitReform, rules.CmdUnitCharge, rules.CmdInitiativeTake, rules.CmdInitiativeDecline,
-		rules.CmdUnitMarch, rules.CmdUnitFire, rules.CmdCombatRecord, rules.CmdFlankRally:
-		u := st.Units[r.Unit]
+	case "unit":
+		u := st.Units[ref(cmd, field)]
 		if u == nil {
 			return nil
 		}
 		side = u.Side
-	case rules.CmdMarchDeclare, rules.CmdBrigadeOrder:
-		if side = brigadeSide(st, r.Brigade); side == "" {
+	case "brigade":
+		if side = brigadeSide(st, ref(cmd, field)); side == "" {
 			return nil
 		}
 	}

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"bytes"
 	"context"
 	crand "crypto/rand"
 	"encoding/json"
@@ -289,17 +290,27 @@ func (s *Service) Campaign(ctx context.Context, id string) (State, error) {
 }
 
 // call is one request on its way through the service: the principal it
-// acts as and its fingerprint.
+// acts as, its fingerprint and its body decoded.
 type call struct {
 	Request
 	as   Principal // whom the command is authorised and decided as
 	hash string    // RequestHash
+	// cmd is the body decoded, once (decodeBody): a rules.Command or a
+	// campaign's own *Create, *AddPlayer or *ReissueToken. The authorizer
+	// and the decision read it; nothing decodes Body again.
+	cmd any
 }
 
 // Execute decides req against the current state and appends its events. A
 // refusal comes back as *rules.Refusal, a principal asking for what they
 // may not do as *Forbidden, and either appends nothing. With req.DryRun
 // nothing is appended in any case.
+//
+// The body is read twice and decoded once (issue 29): CheckBody scans its
+// tokens against the limits and builds no value; decodeBody decodes it,
+// strictly, into the command's typed value, which the authorizer and the
+// decision take. (The command's fingerprint, RequestHash, compacts the
+// body's bytes, which builds no value either.)
 func (s *Service) Execute(ctx context.Context, req Request) (Outcome, error) {
 	if !commandID.MatchString(req.ID) {
 		return Outcome{}, Invalid("id", "a command id is 1 to 128 letters, digits, '-' or '_'")
@@ -315,14 +326,21 @@ func (s *Service) Execute(ctx context.Context, req Request) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	c := call{Request: req, as: as, hash: requestHash(req)}
+	// Decoded here, once; a body that cannot be read is said where it
+	// was before: after who may give the command for a campaign's own,
+	// after the battle is named for a battle's.
+	cmd, bad := decodeBody(req.Name, req.Body)
+	c := call{Request: req, as: as, hash: requestHash(req), cmd: cmd}
 	switch req.Name {
 	case CmdCreate, CmdPlayerAdd, CmdTokenReissue:
 		if req.Battle != "" {
 			return Outcome{}, rules.Refuse("campaign", "campaign.battle_given", "%s addresses a campaign, not a battle", req.Name)
 		}
-		if err := authorize(as, req.Name, req.Body, nil); err != nil {
+		if err := authorize(as, req.Name, cmd, nil); err != nil {
 			return Outcome{}, err
+		}
+		if bad != nil {
+			return Outcome{}, bad
 		}
 		if req.Name != CmdCreate {
 			return s.executePeople(ctx, key, c)
@@ -332,14 +350,52 @@ func (s *Service) Execute(ctx context.Context, req Request) (Outcome, error) {
 	if req.Battle == "" {
 		return Outcome{}, rules.Refuse("campaign", "battle.missing", "%s needs a battle", req.Name)
 	}
+	if bad != nil {
+		return Outcome{}, bad
+	}
 	return s.executeBattle(ctx, key, c)
 }
 
-func (s *Service) executeCampaign(ctx context.Context, key events.Key, c call) (Outcome, error) {
-	var cr Create
-	if err := strictJSON(c.Body, &cr); err != nil {
-		return Outcome{}, badBody(c.Name, err)
+// decodeBody decodes a command's body into its typed value, strictly (a
+// field the command does not have is refused): the one decoding of the
+// body (issue 29, TestBodyDecodedOnce). A campaign's own command is read
+// as before, its first JSON value; a battle's by rules.DecodeCommand,
+// which refuses trailing data. The error is the refusal to give: the
+// ledger's words for what cannot be read (badBody), or a value's own
+// refusal.
+func decodeBody(name string, body json.RawMessage) (any, error) {
+	var v any
+	switch name {
+	case CmdCreate:
+		v = new(Create)
+	case CmdPlayerAdd:
+		v = new(AddPlayer)
+	case CmdTokenReissue:
+		v = new(ReissueToken)
+	default:
+		cmd, err := rules.DecodeCommand(name, body)
+		if err != nil {
+			var r *rules.Refusal
+			if errors.As(err, &r) {
+				return nil, r
+			}
+			return nil, badBody(name, err)
+		}
+		return cmd, nil
 	}
+	if len(body) == 0 {
+		body = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return nil, badBody(name, err)
+	}
+	return v, nil
+}
+
+func (s *Service) executeCampaign(ctx context.Context, key events.Key, c call) (Outcome, error) {
+	cr := *c.cmd.(*Create)
 	if cr.Campaign == "" {
 		cr.Campaign = key.Campaign
 	}
@@ -363,10 +419,7 @@ func (s *Service) executePeople(ctx context.Context, key events.Key, c call) (Ou
 	var decide func(*stream) ([]pending, error)
 	switch c.Name {
 	case CmdPlayerAdd:
-		var a AddPlayer
-		if err := strictJSON(c.Body, &a); err != nil {
-			return Outcome{}, badBody(c.Name, err)
-		}
+		a := *c.cmd.(*AddPlayer)
 		decide = func(st *stream) ([]pending, error) {
 			ev, err := decideAddPlayer(st.campaign, a, hash)
 			if err != nil {
@@ -375,10 +428,7 @@ func (s *Service) executePeople(ctx context.Context, key events.Key, c call) (Ou
 			return []pending{{typ: EvPlayerAdded, audience: events.AudienceAll, payload: ev}}, nil
 		}
 	case CmdTokenReissue:
-		var r ReissueToken
-		if err := strictJSON(c.Body, &r); err != nil {
-			return Outcome{}, badBody(c.Name, err)
-		}
+		r := *c.cmd.(*ReissueToken)
 		decide = func(st *stream) ([]pending, error) {
 			ev, err := decideReissue(st.campaign, r, hash)
 			if err != nil {
@@ -402,19 +452,12 @@ type pending struct {
 }
 
 func (s *Service) executeBattle(ctx context.Context, key events.Key, c call) (Outcome, error) {
-	cmd, err := rules.DecodeCommand(c.Name, c.Body)
-	if err != nil {
-		var r *rules.Refusal
-		if errors.As(err, &r) {
-			return Outcome{}, r
-		}
-		return Outcome{}, badBody(c.Name, err)
-	}
+	cmd := c.cmd.(rules.Command)
 	// A battle belongs to a campaign that must exist; battle.create also
 	// records the battle on the campaign's stream, first, so that the
 	// campaign's order of battles is the order of creation.
 	if c.Name == rules.CmdBattleCreate {
-		if err := authorize(c.as, c.Name, c.Body, nil); err != nil {
+		if err := authorize(c.as, c.Name, c.cmd, nil); err != nil {
 			return Outcome{}, err
 		}
 		if err := s.addBattle(ctx, key, c, cmd); err != nil {
@@ -423,7 +466,7 @@ func (s *Service) executeBattle(ctx context.Context, key events.Key, c call) (Ou
 	}
 	return s.run(ctx, key, c, func(st *stream) ([]pending, error) {
 		// Who may do what is decided on the very state the rules see.
-		if err := authorize(c.as, c.Name, c.Body, st.battle); err != nil {
+		if err := authorize(c.as, c.Name, c.cmd, st.battle); err != nil {
 			return nil, err
 		}
 		prepared, err := s.prepare(ctx, key, st.battle, cmd, c.DryRun)
@@ -579,7 +622,7 @@ func (s *Service) recorded(ctx context.Context, st *stream, c call, attempts int
 		// Who may do this is decided before anything is said of what the
 		// id recorded: a reader trying someone's used id learns nothing
 		// of it (issue 25, item 4).
-		if err := authorize(c.as, c.Name, c.Body, st.battle); err != nil {
+		if err := authorize(c.as, c.Name, c.cmd, st.battle); err != nil {
 			return Outcome{}, true, err
 		}
 		return Outcome{}, true, &IdempotencyConflict{ID: c.ID, EarlierType: r.typ, EarlierVersion: r.version, EarlierActor: r.actor}
@@ -693,13 +736,4 @@ func badBody(name string, err error) error {
 		w = be.Words
 	}
 	return rules.Refuse("command", "command.bad_body", "%s: %s", name, w)
-}
-
-func strictJSON(body []byte, v any) error {
-	if len(body) == 0 {
-		body = []byte("{}")
-	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
 }
