@@ -294,6 +294,16 @@ func (s *Session) Odds(ctx context.Context, key events.Key, q OddsQuery) (rules.
 	}
 	vars.Measurement = st.Measurement
 	res, err := rules.Odds(st, cmd)
+	if err == nil && s.lang != "en" && s.l.cat != nil && len(res.Modifiers) > 0 {
+		// Each modifier's reason in the caller's language, from its words.
+		res.ReasonsSaid = make([]string, len(res.Modifiers))
+		for i, m := range res.Modifiers {
+			res.ReasonsSaid[i] = m.Reason
+			if out, ok := s.l.cat.Said(s.lang, "phrase.modifier", m.Words, m.Reason); ok {
+				res.ReasonsSaid[i] = out
+			}
+		}
+	}
 	return res, s.fail(err, vars)
 }
 

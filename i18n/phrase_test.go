@@ -623,3 +623,18 @@ func TestDetailsHaveRussian(t *testing.T) {
 		}
 	}
 }
+
+// TestModifiersHaveRussian: every format a C.7 modifier's reason is
+// printed from (modifierSources) is en.json's phrase.modifier, and every
+// phrase.modifier of en.json is printed by the rules; each has Russian.
+func TestModifiersHaveRussian(t *testing.T) {
+	c := MustLoad()
+	src := modifierSources(t)
+	if len(src) < 5 {
+		t.Fatalf("only %d modifiers found in the rules", len(src))
+	}
+	checkSources(t, c, src, "phrase.modifier")
+	if !c.HasPhrase("ru", "phrase.modifier") {
+		t.Error("phrase.modifier: no Russian for every format")
+	}
+}

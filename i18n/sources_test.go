@@ -582,3 +582,41 @@ func eventsSources(t *testing.T) []sourcePhrase {
 	})
 	return out
 }
+
+// modifierSources lists the formats of the rules' C.7 modifiers' reasons
+// (phrase.modifier): each Modifier{..., Words: words(format, ...)} of
+// package rules. A modifier whose Reason is set in its literal fails: its
+// reason is printed from its Words.
+func modifierSources(t *testing.T) []sourcePhrase {
+	t.Helper()
+	fset := token.NewFileSet()
+	var out []sourcePhrase
+	eachNode(parseDir(t, fset, "rules"), func(n ast.Node, fn *ast.FuncDecl) {
+		cl, ok := n.(*ast.CompositeLit)
+		if !ok || !isTypeNamed(cl.Type, "Modifier") {
+			return
+		}
+		for _, el := range cl.Elts {
+			kv, ok := el.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			key, _ := kv.Key.(*ast.Ident)
+			switch {
+			case key == nil:
+			case key.Name == "Reason":
+				t.Errorf("%s: a modifier's Reason set by hand: give its Words (words(format, ...)), which keep its format and values", shortPos(fset, cl.Pos()))
+			case key.Name == "Words":
+				call, ok := kv.Value.(*ast.CallExpr)
+				if id, isIdent := call.Fun.(*ast.Ident); !ok || !isIdent || id.Name != "words" || len(call.Args) == 0 {
+					t.Errorf("%s: a modifier's Words not made by words(format, ...)", shortPos(fset, cl.Pos()))
+					continue
+				}
+				for _, f := range stringValues(call.Args[0], fn) {
+					out = append(out, sourcePhrase{Family: "phrase.modifier", Format: f, Pos: shortPos(fset, cl.Pos())})
+				}
+			}
+		}
+	})
+	return out
+}

@@ -103,7 +103,11 @@ func (*DeclineInitiative) CommandName() string { return CmdInitiativeDecline }
 type Modifier struct {
 	Rule   string `json:"rule"`
 	Reason string `json:"reason"`
-	Value  int    `json:"value"`
+	// Words are the format and values Reason is printed from, for the
+	// reader's language (i18n, phrase.modifier); not stored: an event's
+	// modifier read back has its Reason only.
+	Words Words `json:"-"`
+	Value int   `json:"value"`
 	// Kind is distance, enemy_near, attack_column, column_on_road or
 	// column_off_road (absent in events recorded before it was).
 	Kind string `json:"kind,omitempty"`

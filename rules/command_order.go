@@ -325,8 +325,8 @@ func orderModifiers(s *State, g commanderRef, units []*Unit, onRoad []string) []
 	step := cm.Distance.Step.For(m)
 	if steps := int(math.Floor((far + geom.Eps) / step)); steps > 0 && cm.Distance.Value != 0 {
 		mods = append(mods, Modifier{Rule: "C.7", Value: steps * cm.Distance.Value,
-			Reason: fmt.Sprintf("general %s from %s: %s of %s", fmtMeasured(far, step, m), farID, plural(steps, "full step", "full steps"), fmtLen(step, m)),
-			Kind:   ModDistance, Unit: farID, Distance: round6(far), Step: step, Steps: steps})
+			Words: words("general %s from %s: %s of %s", fmtMeasured(far, step, m), farID, plural(steps, "full step", "full steps"), fmtLen(step, m)),
+			Kind:  ModDistance, Unit: farID, Distance: round6(far), Step: step, Steps: steps})
 	}
 	// Enemy near.
 	rng := cm.EnemyNear.Range().For(m)
@@ -348,8 +348,8 @@ func orderModifiers(s *State, g commanderRef, units []*Unit, onRoad []string) []
 			variant = " (ЧП variant)"
 		}
 		mods = append(mods, Modifier{Rule: "C.7", Value: cm.EnemyNear.Value,
-			Reason: fmt.Sprintf("enemy %s %s from %s, within %s%s", nearE, fmtMeasured(near, rng, m), nearU, fmtLen(rng, m), variant),
-			Kind:   ModEnemyNear, Unit: nearU, Enemy: nearE, Distance: round6(near), Range: rng, Variant: cm.EnemyNear.UseVariant})
+			Words: words("enemy %s %s from %s, within %s%s", nearE, fmtMeasured(near, rng, m), nearU, fmtLen(rng, m), variant),
+			Kind:  ModEnemyNear, Unit: nearU, Enemy: nearE, Distance: round6(near), Range: rng, Variant: cm.EnemyNear.UseVariant})
 	}
 	all := func(fs []string, also func(*Unit) bool) bool {
 		for _, u := range units {
@@ -360,7 +360,7 @@ func orderModifiers(s *State, g commanderRef, units []*Unit, onRoad []string) []
 		return true
 	}
 	if ac := cm.AttackColumn; ac.Value != 0 && all(ac.Formations, nil) && !slices.Contains(ac.ExcludedEras, rs.Era) {
-		mods = append(mods, Modifier{Rule: "C.7", Value: ac.Value, Reason: "in " + strings.Join(ac.Formations, "/"), Kind: ModAttackColumn, Formations: slices.Clone(ac.Formations)})
+		mods = append(mods, Modifier{Rule: "C.7", Value: ac.Value, Words: words("in %s", strings.Join(ac.Formations, "/")), Kind: ModAttackColumn, Formations: slices.Clone(ac.Formations)})
 	}
 	roadWhy := RoadDeclared
 	declared := func(u *Unit) bool { return slices.Contains(onRoad, u.ID) }
@@ -370,11 +370,14 @@ func orderModifiers(s *State, g commanderRef, units []*Unit, onRoad []string) []
 		declared = func(u *Unit) bool { return geom.OnRoad(u.Base.Center, s.Terrain) }
 	}
 	if on := cm.ColumnOnRoad; on.Value != 0 && all(on.Formations, declared) {
-		mods = append(mods, Modifier{Rule: "C.7", Value: on.Value, Reason: "in " + strings.Join(on.Formations, "/") + " on a road (" + roadWhy + ")",
+		mods = append(mods, Modifier{Rule: "C.7", Value: on.Value, Words: words("in %s on a road (%s)", strings.Join(on.Formations, "/"), roadWhy),
 			Kind: ModColumnOnRoad, Formations: slices.Clone(on.Formations), Road: roadWhy})
 	} else if off := cm.ColumnOffRoad; off.Value != 0 && all(off.Formations, nil) {
-		mods = append(mods, Modifier{Rule: "C.7", Value: off.Value, Reason: "in " + strings.Join(off.Formations, "/") + " off a road",
+		mods = append(mods, Modifier{Rule: "C.7", Value: off.Value, Words: words("in %s off a road", strings.Join(off.Formations, "/")),
 			Kind: ModColumnOffRoad, Formations: slices.Clone(off.Formations)})
+	}
+	for i := range mods {
+		mods[i].Reason = mods[i].Words.String()
 	}
 	return mods
 }

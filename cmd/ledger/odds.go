@@ -51,8 +51,12 @@ Nothing is rolled or appended.`,
 			}
 			w := c.words()
 			var mods []string
-			for _, m := range res.Modifiers {
-				mods = append(mods, fmt.Sprintf("%s %+d (%s)", m.Rule, m.Value, w.phrase("modifier", m.Reason)))
+			for i, m := range res.Modifiers {
+				reason := m.Reason
+				if i < len(res.ReasonsSaid) {
+					reason = res.ReasonsSaid[i] // said by the door in the language
+				}
+				mods = append(mods, fmt.Sprintf("%s %+d (%s)", m.Rule, m.Value, reason))
 			}
 			if len(mods) == 0 {
 				mods = []string{w.t("odds.no_modifiers")}

@@ -84,16 +84,6 @@ func (w words) actor(actor, onBehalfOf string) string {
 	return w.t("actor_for", "actor", actor, "for", onBehalfOf)
 }
 
-// phrase says an English message made by other code (phrase.<family> of
-// the catalogue), or the message itself when the catalogue has no
-// phrase for it.
-func (w words) phrase(family, english string) string {
-	if out, ok := w.cat.Phrase(w.lang, "phrase."+family, english); ok {
-		return out
-	}
-	return english
-}
-
 // player names a row of the audit's players: a person's id, or every
 // player's sum (the audit calls it "all players"; ids have no spaces).
 func (w words) player(id string) string {
