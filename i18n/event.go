@@ -150,9 +150,6 @@ type renderer struct {
 	depth int
 	// say: the templates are English's "say.<key>" (phrase.go).
 	say bool
-	// exact: the message is said from its format and values (a refusal,
-	// refusal.go), and so are its parts: nothing is read back from English.
-	exact bool
 }
 
 // node is a parsed template: literal text, a field, a condition or a join.
@@ -432,35 +429,16 @@ func (r *renderer) format(f string, v any) (any, bool) {
 		return "(" + r.fixed(x, 1) + sep + r.fixed(y, 1) + ")", true
 	case "sub":
 		// A phrase of another family (phrase.go): a part of a message the
-		// rules print from words of their own; each element of a list,
-		// joined by "; ". In a refusal, said from its format and values
-		// (refusal.go).
+		// code prints from words of its own, said from its format and
+		// values (refusal.go: subPart); each element of a list, joined by
+		// "; ".
 		if p, isPart := v.(part); isPart {
 			v = p.v
-		}
-		if r.exact {
-			if list, isList := v.([]any); isList {
-				parts := make([]string, 0, len(list))
-				for _, el := range list {
-					out, ok := r.subPart(arg, el)
-					if !ok {
-						return nil, false
-					}
-					parts = append(parts, out)
-				}
-				return strings.Join(parts, "; "), true
-			}
-			out, ok := r.subPart(arg, v)
-			return out, ok
 		}
 		if list, isList := v.([]any); isList {
 			parts := make([]string, 0, len(list))
 			for _, el := range list {
-				s, ok := el.(string)
-				if !ok {
-					return nil, false
-				}
-				out, ok := r.phrase(arg, s, nil)
+				out, ok := r.subPart(arg, el)
 				if !ok {
 					return nil, false
 				}
@@ -468,15 +446,7 @@ func (r *renderer) format(f string, v any) (any, bool) {
 			}
 			return strings.Join(parts, "; "), true
 		}
-		s, ok := v.(string)
-		if !ok {
-			return nil, false
-		}
-		out, ok := r.phrase(arg, s, nil)
-		if !ok {
-			return nil, false
-		}
-		return out, true
+		return r.subPart(arg, v)
 	case "inner":
 		// The refusal a wrapper says more around (refusal.wrap), said as a
 		// refusal (refusal.go).

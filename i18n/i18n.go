@@ -17,9 +17,9 @@
 // no entry has, or a template naming a value that is not there, shows the
 // English instead, so a translation never drops a number or a word. Tests
 // read the rules' and the campaign's sources to keep the formats in step.
-// Other messages made by code that keeps no format (the audit's findings,
-// a broken chain, an order's modifiers) are read back from their English
-// by regular expressions made from the same kind of formats (phrase.go).
+// Other messages made by code (the audit's findings and summaries, a
+// broken chain, unsigned events, an order's modifiers) keep their format
+// and values too and are said the same way (Catalogue.Said, phrase.go).
 //
 // Event descriptions are said from templates "event.<type>" filled from
 // the event's payload (event.go: Catalogue.Event), English being the
@@ -55,10 +55,8 @@ var Languages = []string{"en", "ru"}
 type Catalogue struct {
 	texts map[string]map[string]string
 	// formats are the English formats of refusals and other messages made
-	// by code, by family (refusal.go); phrases are those of the messages
-	// read back from their English, compiled (phrase.go).
+	// by code, by family (refusal.go, phrase.go).
 	formats map[string][]format
-	phrases map[string][]phrase
 }
 
 // Load reads the embedded catalogues. Every key of the English catalogue
@@ -83,11 +81,7 @@ func Load() (*Catalogue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("i18n: %w", err)
 	}
-	ph, err := compilePhrases(c.texts)
-	if err != nil {
-		return nil, fmt.Errorf("i18n: %w", err)
-	}
-	c.formats, c.phrases = fs, ph
+	c.formats = fs
 	return c, nil
 }
 
@@ -267,7 +261,7 @@ func (c *Catalogue) Refusal(lang string, r *rules.Refusal, vars Vars) string {
 	for k, v := range r.Numbers {
 		more[k] = v
 	}
-	rr := &renderer{c: c, lang: lang, measurement: vars.Measurement, say: lang == "en", exact: true}
+	rr := &renderer{c: c, lang: lang, measurement: vars.Measurement, say: lang == "en"}
 	if out, ok := rr.refusal(r, more); ok {
 		return out
 	}
@@ -284,7 +278,7 @@ func (c *Catalogue) Detail(lang, family string, w rules.Words, english string) s
 	if c == nil || lang == "en" || w.Format == "" {
 		return english
 	}
-	rr := &renderer{c: c, lang: lang, exact: true}
+	rr := &renderer{c: c, lang: lang}
 	if out, ok := rr.said(family, w.Format, w.Args, nil); ok {
 		return out
 	}

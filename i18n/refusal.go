@@ -85,7 +85,7 @@ func formatVerbs(f string) ([]string, error) {
 		if verb == '%' {
 			continue
 		}
-		if _, ok := kindPatterns[kind]; kind != "" && !ok {
+		if kind != "" && !kinds[kind] {
 			return nil, fmt.Errorf("unknown kind %q", kind)
 		}
 		if !strings.ContainsRune("sdvqgf", rune(verb)) {
