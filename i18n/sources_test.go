@@ -454,6 +454,9 @@ func detailSources(t *testing.T) []sourcePhrase {
 					words(x.Args[1], x.Pos())
 				case name == "forbid" && dir == "campaign" && len(x.Args) >= 2:
 					add("detail.forbidden", x.Args[1], fn, x.Pos(), x.Args[2:])
+				case name == "Invalid" && dir == "campaign" && isLimitFormat(x.Args[1]):
+					// A string's limit, said with the format its limit
+					// literal holds (below).
 				case name == "Invalid" && (dir == "campaign" || dir == "app") && len(x.Args) >= 2:
 					add("detail.input", x.Args[1], fn, x.Pos(), x.Args[2:])
 				case dir == "app" && (name == "notFound" || name == "invalid" || name == "forbidden") && len(x.Args) >= 1:
@@ -479,6 +482,12 @@ func detailSources(t *testing.T) []sourcePhrase {
 							}
 						}
 					}
+					return
+				}
+				if dir == "campaign" && isTypeNamed(x.Type, "limit") && len(x.Elts) > 0 {
+					// A string's limit (campaign's checkString): its
+					// format and values, said by campaign.Invalid.
+					add("detail.input", x.Elts[0], fn, x.Pos(), x.Elts[1:])
 					return
 				}
 				if !isTypeNamed(x.Type, "InvalidInput") {
@@ -524,6 +533,13 @@ func detailSources(t *testing.T) []sourcePhrase {
 }
 
 // isTypeNamed: name, pkg.name, or a pointer to either.
+// isLimitFormat reports a limit's format passed on (l.format): campaign's
+// string limits are made as limit literals, which detailSources reads.
+func isLimitFormat(e ast.Expr) bool {
+	sel, ok := e.(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == "format"
+}
+
 func isTypeNamed(e ast.Expr, name string) bool {
 	switch x := e.(type) {
 	case *ast.Ident:
