@@ -441,8 +441,9 @@ var typed = map[string]bool{
 	// "id" is what Russian screens call an id too.
 	"id": true,
 	// The CLI's commands, values and usage lines' placeholders that its
-	// usage errors (detail.usage) name.
-	"bench": true, "backup": true, "restore": true, "import": true, "config": true, "table": true, "png": true,
+	// usage errors (detail.usage) name, and the configuration's section a
+	// server's start-up error names (http.addr).
+	"bench": true, "backup": true, "restore": true, "import": true, "config": true, "table": true, "png": true, "serve": true, "http": true,
 	"X": true, "Y": true, "DIST": true, "DEG": true, "TARGET": true, "CAMPAIGN": true, "BATTLE": true, "VERSION": true,
 }
 

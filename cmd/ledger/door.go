@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clubledger/ledger/config"
+	"github.com/clubledger/ledger/rules"
 )
 
 // One owner per ledger (docs/architecture.md, "The one door"). A process
@@ -59,8 +60,11 @@ type HeldError struct {
 	Holder string
 }
 
-func (e *HeldError) Error() string {
-	return fmt.Sprintf("the data folder %s is in use by another ledger process (%s)", e.Dir, e.Holder)
+func (e *HeldError) Error() string { return e.Words().String() }
+
+// Words are the error's words, said in the user's language by cli.exit.
+func (e *HeldError) Words() rules.Words {
+	return rules.Words{Format: "the data folder %s is in use by another ledger process (%s)", Args: []any{e.Dir, e.Holder}}
 }
 
 // BusyError says the data folder stayed busy (another CLI command, or a
@@ -75,13 +79,15 @@ type BusyError struct {
 	SameID bool
 }
 
-func (e *BusyError) Error() string {
-	again := "run the same command again"
+func (e *BusyError) Error() string { return e.Words().String() }
+
+// Words are the error's words, said in the user's language by cli.exit.
+func (e *BusyError) Words() rules.Words {
+	waited := int(e.Waited.Round(time.Second) / time.Second)
 	if e.SameID {
-		again += " with the same --id"
+		return rules.Words{Format: "the data folder %s stayed busy for %d s (%s): nothing was sent; run the same command again with the same --id", Args: []any{e.Dir, waited, e.Holder}}
 	}
-	return fmt.Sprintf("the data folder %s stayed busy for %s (%s): nothing was sent; %s",
-		e.Dir, e.Waited.Round(time.Second), e.Holder, again)
+	return rules.Words{Format: "the data folder %s stayed busy for %d s (%s): nothing was sent; run the same command again", Args: []any{e.Dir, waited, e.Holder}}
 }
 
 // intentLock is a server's held intent on a data folder.

@@ -120,6 +120,7 @@ func (c *cli) exit(err error) int {
 	var ue *usageError
 	var held *HeldError
 	var busy *BusyError
+	var se *saidError
 	var ae *app.Error
 	w := c.words()
 	if c.name == "" && c.root != nil {
@@ -130,8 +131,11 @@ func (c *cli) exit(err error) int {
 	switch {
 	case errors.As(err, &busy):
 		busy.SameID = c.hasID
-		fmt.Fprintln(c.stderr, w.t("exit.error", "message", err.Error()))
+		fmt.Fprintln(c.stderr, w.t("exit.error", "message", messages().Detail(w.lang, "detail.usage", busy.Words(), busy.Error())))
 		return exitUnavailable
+	case errors.As(err, &se):
+		fmt.Fprintln(c.stderr, w.t("exit.error", "message", se.in(w.lang)))
+		return exitError
 	case errors.As(err, &ce):
 		fmt.Fprintln(c.stderr, w.t("exit.check_failed", "message", ce.msg))
 		return exitCheck
@@ -139,7 +143,7 @@ func (c *cli) exit(err error) int {
 		fmt.Fprintln(c.stderr, w.t("exit.error", "message", ue.in(w.lang)))
 		return exitUsage
 	case errors.As(err, &held):
-		fmt.Fprintln(c.stderr, w.t("exit.error", "message", err.Error()))
+		fmt.Fprintln(c.stderr, w.t("exit.error", "message", messages().Detail(w.lang, "detail.usage", held.Words(), held.Error())))
 		return exitError
 	}
 	if !errors.As(err, &ae) {

@@ -23,6 +23,7 @@ import (
 	ledgerjs "github.com/clubledger/ledger/events/jetstream"
 	"github.com/clubledger/ledger/metrics"
 	"github.com/clubledger/ledger/projections/sqlite"
+	"github.com/clubledger/ledger/rules"
 	"github.com/clubledger/ledger/web"
 )
 
@@ -104,7 +105,7 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 	if err != nil {
 		var held *HeldError
 		if errors.As(err, &held) {
-			return nil, fmt.Errorf("%w: one ledger serve per data folder; stop it, or give this one another --data", err)
+			return nil, said(err, rules.Words{Format: "%s: one ledger serve per data folder; stop it, or give this one another --data", Args: []any{held.Words()}})
 		}
 		return nil, err
 	}
@@ -120,7 +121,7 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 	if err != nil {
 		var held *HeldError
 		if errors.As(err, &held) {
-			return nil, fmt.Errorf("%w, still after %s: one ledger serve per data folder; stop it, or give this one another --data", err, serveLockWait)
+			return nil, said(err, rules.Words{Format: "%s, still after %d s: one ledger serve per data folder; stop it, or give this one another --data", Args: []any{held.Words(), int(serveLockWait / time.Second)}})
 		}
 		return nil, err
 	}
