@@ -235,7 +235,19 @@ func TestBrowserInstallable(t *testing.T) {
 	b.shot("offline-shell")
 	restoreNetwork(b)
 	b.do("the battle, when the network returns", chromedp.WaitVisible(chromedp.CSS(`#play #turn-text[data-phase=command]`)))
-	b.do("the decline sent", void(chromedp.Poll[bool](`!document.querySelector('#outbox li[data-state="waiting"]')`)))
+	// The decline is sent once the page has its battle again: wait for the
+	// ledger to record it (the outbox's list is drawn again meanwhile, so
+	// its having no waiting entry at some instant says nothing), then for
+	// the outbox to let it go.
+	deadline := time.Now().Add(30 * time.Second)
+	for commandEvents(ts, "aspern", "initiative.declined", declineID) == 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if commandEvents(ts, "aspern", "initiative.declined", declineID) == 0 {
+		t.Fatalf("the decline made offline was not recorded 30 s after the network returned; the outbox: %s",
+			evalIn[string](b, `(document.querySelector('#outbox') || {}).outerHTML || "none"`))
+	}
+	b.do("the decline sent", void(chromedp.Poll[bool](`!document.querySelector('#outbox li')`)))
 	if n := commandEvents(ts, "aspern", "initiative.declined", declineID); n != 1 || ts.lastVersion2("aspern") != before+1 {
 		t.Errorf("the decline made offline was recorded %d times (battle at version %d, was %d), want once", n, ts.lastVersion2("aspern"), before)
 	}
