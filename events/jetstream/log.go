@@ -434,6 +434,17 @@ func (l *Log) appendError(ctx context.Context, key events.Key, expected uint64, 
 				return fmt.Errorf("jetstream: append %s: %w (event %s is at sequence %d)", key, events.ErrDuplicate, batch[0].ID, seq)
 			}
 			if n == 0 && l.headAtLeast(ctx, key, expected) {
+				// The read may have come from a replica that has not yet
+				// caught up with another writer's event: ask the leader,
+				// which has every event it counted and could store.
+				if evs, lerr := l.readLeader(ctx, key, Subject(key), expected); lerr == nil && len(evs) > 0 {
+					for _, e := range evs {
+						if e.ID == batch[0].ID {
+							return fmt.Errorf("jetstream: append %s: %w (event %s is at sequence %d)", key, events.ErrDuplicate, e.ID, e.Sequence)
+						}
+					}
+					return fmt.Errorf("jetstream: append %s expecting %d: %w (%s)", key, expected, events.ErrConflict, apiErr.Description)
+				}
 				// The server's head is past expected, yet nothing after
 				// expected can be read: a write it counted but could not
 				// store (a failed fsync or a full disk leaves it so), or a
