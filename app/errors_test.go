@@ -67,6 +67,15 @@ func TestIdempotencyConflictSaidInRussian(t *testing.T) {
 	if !errors.As(error(ru), new(*campaign.IdempotencyConflict)) {
 		t.Errorf("the classified error lost its cause")
 	}
+	// The operator (the CLI on the data folder) is said as the catalogue's
+	// term; a player's id stays as it is (above).
+	op := &campaign.IdempotencyConflict{ID: "turn3-move", EarlierType: "unit.moved", EarlierVersion: 41, EarlierActor: "operator"}
+	if want := `(command id "turn3-move": unit.moved, event 41, entered by operator)`; !strings.HasSuffix(app.Classify(op, cat, "en", i18n.Vars{}).Message, want) {
+		t.Errorf("English operator: %q, want it to end %q", app.Classify(op, cat, "en", i18n.Vars{}).Message, want)
+	}
+	if want := "(id команды «turn3-move»: unit.moved, событие 41, внёс оператор)"; !strings.HasSuffix(app.Classify(op, cat, "ru", i18n.Vars{}).Message, want) {
+		t.Errorf("Russian operator: %q, want it to end %q", app.Classify(op, cat, "ru", i18n.Vars{}).Message, want)
+	}
 }
 
 // TestDiskFaultSaidInRussian: a full or failing disk is said, headline and
