@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"go/ast"
 	"go/token"
+	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -168,5 +170,43 @@ func TestRefusalNumbersHaveWords(t *testing.T) {
 				t.Errorf("%s.json: page.term.number.%s is %q", lang, name, w)
 			}
 		}
+	}
+}
+
+// TestTokenIsTokenInRussian: a player's (or an operator's) token is
+// "токен" in every Russian line, as the page says it; "ключ" is the
+// ledger's signing key, a key file or a map key only. An entry is a
+// token's when its English says "token" and no "key", or when it is one
+// of the events that name a token's hash.
+func TestTokenIsTokenInRussian(t *testing.T) {
+	read := func(name string) map[string]string {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]string
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	en, ru, help := read("en.json"), read("ru.json"), read("help.ru.json")
+	key := regexp.MustCompile(`(^|[^\p{L}])[Кк]люч`)
+	tokens := 0
+	for _, m := range []map[string]string{ru, help} {
+		for k, v := range m {
+			e := strings.ToLower(en[k])
+			if !(strings.Contains(e, "token") && !strings.Contains(e, "key")) &&
+				k != "event.campaign.player_added" && k != "event.campaign.token_reissued" {
+				continue
+			}
+			tokens++
+			if key.MatchString(v) {
+				t.Errorf("%s says a token as «ключ»: %q", k, v)
+			}
+		}
+	}
+	if tokens < 8 {
+		t.Errorf("only %d entries of a token found: the test reads the wrong files", tokens)
 	}
 }

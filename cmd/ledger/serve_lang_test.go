@@ -59,7 +59,7 @@ func TestServeEventsInRussian(t *testing.T) {
 	campEN := descriptions(t, ts.must(ts.do("GET", "/api/campaigns/demo/events?lang=en", ts.tokens["uma"], nil), 200))
 	for i, d := range camp["campaign.player_added"] {
 		hash := strings.TrimSuffix(campEN["campaign.player_added"][i][strings.Index(campEN["campaign.player_added"][i], "(token ")+len("(token "):], "…)")
-		if !strings.Contains(d, "(ключ "+hash+"…)") || len(hash) != 8 {
+		if !strings.Contains(d, "(токен "+hash+"…)") || len(hash) != 8 {
 			t.Errorf("player_added: %q (English %q)", d, campEN["campaign.player_added"][i])
 		}
 	}
