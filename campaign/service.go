@@ -330,6 +330,9 @@ func (s *Service) Execute(ctx context.Context, req Request) (Outcome, error) {
 	// was before: after who may give the command for a campaign's own,
 	// after the battle is named for a battle's.
 	cmd, bad := decodeBody(req.Name, req.Body)
+	if err := enteredByOthers(req.Principal, cmd, req.Dice); err != nil {
+		return Outcome{}, err
+	}
 	c := call{Request: req, as: as, hash: requestHash(req), cmd: cmd}
 	switch req.Name {
 	case CmdCreate, CmdPlayerAdd, CmdTokenReissue:
