@@ -98,3 +98,46 @@ func TestMovementUsedSaid(t *testing.T) {
 		t.Errorf("ru: %q", got)
 	}
 }
+
+// TestCountsTakeTheirPlural: a number said before its noun takes the
+// noun's form for that number in Russian (1 действие, 2 действия,
+// 5 действий), negative numbers as their size, never a fixed "действий".
+func TestCountsTakeTheirPlural(t *testing.T) {
+	c := MustLoad()
+	for _, x := range []struct {
+		family, format string
+		args           []any
+		want           string
+	}{
+		{"refusal.overspent", "corrected, unit %s would have %d actions left: it has already used %s more than it would have had this turn; correct its actions_left (and where it stands) too", []any{"ir-4", -1, "1 action"}, "после исправления у отряда ir-4 осталось бы -1 действие: он уже потратил на 1 действие больше"},
+		{"refusal.overspent", "corrected, unit %s would have %d actions left: it has already used %s more than it would have had this turn; correct its actions_left (and where it stands) too", []any{"ir-4", -2, "2 actions"}, "осталось бы -2 действия: он уже потратил на 2 действия больше"},
+		{"refusal.overspent", "corrected, unit %s would have %d actions left: it has already used %s more than it would have had this turn; correct its actions_left (and where it stands) too", []any{"ir-4", -5, "5 actions"}, "осталось бы -5 действий: он уже потратил на 5 действий больше"},
+		{"refusal.markers_below_zero", "corrected, unit %s would carry %d casualty markers: 0 or more", []any{"ir-4", -1}, "было бы -1 маркер потерь, а"},
+		{"refusal.markers_below_zero", "corrected, unit %s would carry %d casualty markers: 0 or more", []any{"ir-4", -3}, "было бы -3 маркера потерь, а"},
+		{"refusal.bad_correction", "the corrected roll shows %d, which is not a face of a die of %d sides", []any{5, 4}, "выпало 5, а у кубика 4 грани"},
+		{"refusal.bad_correction", "the corrected roll shows %d, which is not a face of a die of %d sides", []any{7, 6}, "выпало 7, а у кубика 6 граней"},
+		{"refusal.bad_correction", "the corrected roll has %d dice; it is a roll of %d dice of %d sides", []any{3, 2, 21}, "это бросок 2 куб. с 21 гранью"},
+		{"refusal.bad_correction", "the corrected roll has %d dice; it is a roll of %d dice of %d sides", []any{3, 2, 6}, "это бросок 2 куб. с 6 гранями"},
+		{"detail.bad_request", "%s %d: want 1 to %d events a transaction (0 or none: the default)", []any{"max_events", 5000, 1000}, "нужно от 1 до 1000 событий на транзакцию"},
+		{"detail.bad_request", "%s %d: want 1 to %d events a transaction (0 or none: the default)", []any{"max_events", 5000, 21}, "нужно от 1 до 21 события на транзакцию"},
+		{"detail.bad_request", "the body is over %d bytes", []any{1048576}, "тело запроса больше 1048576 байт"},
+		{"detail.bad_request", "the body is over %d bytes", []any{1}, "тело запроса больше 1 байта"},
+		{"detail.input", "at most %d items", []any{101}, "не больше 101 элемента"},
+		{"detail.input", "at most %d items", []any{100}, "не больше 100 элементов"},
+		{"detail.input", "at most %d characters (%d given)", []any{201, 300}, "не больше 201 символа (дано 300)"},
+		{"detail.input", "at most %d bytes (%d given)", []any{4096, 5000}, "не больше 4096 байт (дано 5000)"},
+		{"detail.input", "at most %d bytes (%d given)", []any{1, 5000}, "не больше 1 байта (дано 5000)"},
+	} {
+		got, ok := c.Said("ru", x.family, rules.Words{Format: x.format, Args: x.args}, "")
+		if !ok || !strings.Contains(got, x.want) {
+			t.Errorf("%s %v: %q, want it to hold %q", x.family, x.args, got, x.want)
+		}
+	}
+	// The page's days, rendered by web/static/core.js from the same
+	// template form.
+	for _, k := range []string{"page.token.kept_hint", "page.token.from_link", "page.token.expired"} {
+		if s := c.Text("ru", k); !strings.Contains(s, "{days:plural=день|дня|дней}") {
+			t.Errorf("%s: %q says its days with no plural", k, s)
+		}
+	}
+}
