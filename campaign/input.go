@@ -74,27 +74,29 @@ func kindOf(key string) fieldKind {
 }
 
 // CheckBody checks every value of a command's JSON body against the
-// limits: valid UTF-8, no null, lists within MaxPath (a path's waypoints)
-// or MaxList, numbers finite and within MaxCoordinate,
-// identifiers of letters, digits, '-', '_' or '.', names and text without
-// control characters (free text may break lines) or bidirectional
-// overrides, each within its length. The error names the field and the
-// limit, never echoes the value.
+// limits: valid UTF-8, no null, nesting within MaxDepth, lists within
+// MaxPath (a path's waypoints) or MaxList, numbers finite and within
+// MaxCoordinate, identifiers of letters, digits, '-', '_' or '.', names and
+// text without control characters (free text may break lines) or
+// bidirectional overrides, each within its length. The error names the
+// field and the limit, never echoes the value.
 //
-// It reads the body once as a stream of tokens (jsontext.Decoder) and
-// builds no value: it keeps the keys on the way to the value it is at and,
-// for each object and list still open, the limits broken under it. The
-// command's typed value is decoded afterwards, once (decodeBody), and that
-// value is what the authorizer and the decision use: a typed decode takes
-// a null for a zero value, so nulls are seen here, in the scan.
+// It reads the body once as a stream of tokens (jsontext.Decoder), builds
+// no value, and stops at the first value over a limit, which it names: its
+// cost is one pass over the body, whatever the body holds. It keeps only
+// the keys on the way to the value it is at. The command's typed value is
+// decoded afterwards, once (decodeBody), and that value is what the
+// authorizer and the decision use: a typed decode takes a null for a zero
+// value, so nulls are seen here, in the scan.
 //
-// What it says is what a decode into a tree (encoding/json, UseNumber)
-// said before (issue 29; TestCheckBodyAsBefore, FuzzCheckBody): a body
-// that is not JSON, or nests deeper than encoding/json reads, passes (the
-// command's own decoding says what is wrong); only the first value is
-// read; a list's length is judged before its items; a key given twice is
-// judged by its last value; of several limits broken in one object, the
-// first in the body is told (the tree told any one of them).
+// Every value is judged, a key given twice included (the typed decode
+// merges an object given twice, so an earlier value is not overridden by a
+// later one: {"to":{"x":1e9},"to":{"y":2}} moves to x 1e9), and a key is
+// classed as the decoder matches it, whatever its case (foldKey: "Name",
+// "NAME" and "ſide" are name and side). A body that is not JSON passes (the
+// command's own decoding says what is wrong) up to the first value over a
+// limit before its mistake; only the first value is read; a list's length
+// is judged when it passes its limit.
 func CheckBody(body json.RawMessage) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
@@ -102,8 +104,8 @@ func CheckBody(body json.RawMessage) error {
 	if !utf8.Valid(body) {
 		return Invalid("command", "not valid UTF-8")
 	}
-	// encoding/json's reading: a name may come twice (the last stands),
-	// and an escaped lone surrogate is a replacement character.
+	// encoding/json's reading: a name may come twice, and an escaped lone
+	// surrogate is a replacement character.
 	dec := jsontext.NewDecoder(bytes.NewBuffer(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	var sc scan
 	for {
@@ -126,18 +128,15 @@ func CheckBody(body json.RawMessage) error {
 		if done {
 			return sc.broken
 		}
-		if len(sc.open) > maxDepth {
-			return nil // as deep as encoding/json refuses: the decoding says so
-		}
 	}
 }
 
-// maxDepth is how deep encoding/json nests objects and lists.
-const maxDepth = 10000
+// MaxDepth is how deep a command's objects and lists may nest: the deepest
+// command (an army's units, each with its base's centre) nests five.
+const MaxDepth = 32
 
 // scan is CheckBody's state: the objects and lists open around the token
-// it reads, the keys they are at, and what the whole body broke once it
-// is read.
+// it reads and the keys they are at; broken is the first limit broken.
 type scan struct {
 	open []scanned
 	// keys holds each open object's key being read, one after another
@@ -162,19 +161,6 @@ type scanned struct {
 	waypoints bool
 	// n is the index of a list's item being read (the items read so far).
 	n int
-	// first is the first limit a list's items broke.
-	first error
-	// bad are the limits an object's values broke, by key, in the body's
-	// order; a key given again drops its earlier value's (err nil), found
-	// by index once there are many (a hostile body's thousands of keys
-	// are not searched one by one).
-	bad   []keyed
-	index map[string]int
-}
-
-type keyed struct {
-	key string
-	err error
 }
 
 // at is what classes the value being read: the kind of its key and
@@ -189,50 +175,42 @@ func (sc *scan) at() (fieldKind, bool) {
 // token reads a delimiter or a literal (null, true, false).
 func (sc *scan) token(kind jsontext.Kind) (done bool) {
 	switch kind {
-	case '{':
-		sc.open = append(sc.open, scanned{object: true, wantKey: true, key: [2]int{len(sc.keys), len(sc.keys)}})
-	case '[':
-		k, w := sc.at()
-		sc.open = append(sc.open, scanned{kind: k, waypoints: w})
-	case '}':
-		top := sc.open[len(sc.open)-1]
-		var err error
-		for _, b := range top.bad {
-			if err = b.err; err != nil {
-				break
-			}
+	case '{', '[':
+		if len(sc.open) >= MaxDepth {
+			return sc.stop(Invalid(sc.here(), "nested at most %d deep", MaxDepth))
 		}
-		return sc.end(err)
-	case ']':
-		top := sc.open[len(sc.open)-1]
-		err := top.first
-		if top.waypoints && top.n > MaxPath {
-			err = Invalid(sc.pathOf(len(sc.open)-1), "at most %d waypoints", MaxPath)
-		} else if top.n > MaxList {
-			err = Invalid(sc.pathOf(len(sc.open)-1), "at most %d items", MaxList)
+		if kind == '{' {
+			sc.open = append(sc.open, scanned{object: true, wantKey: true, key: [2]int{len(sc.keys), len(sc.keys)}})
+		} else {
+			k, w := sc.at()
+			sc.open = append(sc.open, scanned{kind: k, waypoints: w})
 		}
-		return sc.end(err)
+		return false
+	case '}', ']':
+		top := sc.open[len(sc.open)-1]
+		if top.object {
+			sc.keys = sc.keys[:top.key[0]]
+		}
+		sc.open = sc.open[:len(sc.open)-1]
+		return sc.value()
 	case 'n':
-		if path := sc.pathOf(len(sc.open)); path != "" {
-			return sc.value(Invalid(path, "null: give a value, or leave the field out"))
+		if len(sc.open) > 0 {
+			return sc.stop(Invalid(sc.here(), "null: give a value, or leave the field out"))
 		}
-		return sc.value(nil)
-	default:
-		return sc.value(nil)
 	}
-	return false
+	return sc.value()
 }
 
 // scalar reads a string (a value or an object's key) or a number, raw as
 // the body gives it.
 func (sc *scan) scalar(kind jsontext.Kind, raw jsontext.Value) (done bool) {
 	if kind == '0' {
-		// json.Number's Float64: what the tree's numbers were read by.
+		// json.Number's Float64: what the decoding reads numbers by.
 		f, err := strconv.ParseFloat(string(raw), 64)
 		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > MaxCoordinate {
-			return sc.value(Invalid(sc.pathOf(len(sc.open)), "a number between -%d and %d", MaxCoordinate, MaxCoordinate))
+			return sc.stop(Invalid(sc.here(), "a number between -%d and %d", MaxCoordinate, MaxCoordinate))
 		}
-		return sc.value(nil)
+		return sc.value()
 	}
 	text := raw[1 : len(raw)-1]
 	if bytes.IndexByte(text, '\\') >= 0 {
@@ -246,97 +224,110 @@ func (sc *scan) scalar(kind jsontext.Kind, raw jsontext.Value) (done bool) {
 		sc.keys = append(sc.keys[:top.key[0]], text...)
 		top.key[1] = len(sc.keys)
 		top.wantKey = false
-		top.kind, top.waypoints = kindOf(string(text)), string(text) == "path"
-		top.drop(text)
+		folded := foldKey(text)
+		top.kind, top.waypoints = kindOf(folded), folded == "path"
 		return false
 	}
 	k, _ := sc.at()
 	if l := checkString(k, text); l != nil {
-		return sc.value(Invalid(sc.pathOf(len(sc.open)), l.format, l.args...))
+		return sc.stop(Invalid(sc.here(), l.format, l.args...))
 	}
-	return sc.value(nil)
+	return sc.value()
 }
 
-// end closes the object or list on top, which broke err.
-func (sc *scan) end(err error) bool {
-	top := sc.open[len(sc.open)-1]
-	if top.object {
-		sc.keys = sc.keys[:top.key[0]]
-	}
-	sc.open = sc.open[:len(sc.open)-1]
-	return sc.value(err)
+// stop ends the scan at the first limit broken.
+func (sc *scan) stop(err error) bool {
+	sc.broken = err
+	return true
 }
 
-// value counts a value read whole, which broke err (nil for none), in the
-// object or list around it; done at the top.
-func (sc *scan) value(err error) (done bool) {
+// value counts a value read whole in the object or list around it; done
+// at the top, or at a list longer than its limit.
+func (sc *scan) value() (done bool) {
 	n := len(sc.open)
 	if n == 0 {
-		sc.broken = err
 		return true
 	}
 	top := &sc.open[n-1]
-	switch {
-	case top.object:
-		if err != nil {
-			top.add(string(sc.keys[top.key[0]:top.key[1]]), err)
-		}
+	if top.object {
 		top.wantKey = true
-	default:
-		if err != nil && top.first == nil {
-			top.first = err
-		}
-		top.n++
+		return false
+	}
+	top.n++
+	switch {
+	case top.waypoints && top.n > MaxPath:
+		return sc.stop(Invalid(sc.named(n-1), "at most %d waypoints", MaxPath))
+	case top.n > MaxList:
+		return sc.stop(Invalid(sc.named(n-1), "at most %d items", MaxList))
 	}
 	return false
 }
 
-// drop forgets the limit an object's value under key broke: the key is
-// given again, and its last value is the one judged.
-func (o *scanned) drop(key []byte) {
-	if o.index != nil {
-		if i, ok := o.index[string(key)]; ok {
-			o.bad[i].err = nil
-			delete(o.index, string(key))
-		}
-		return
-	}
-	for i := range o.bad {
-		if o.bad[i].err != nil && o.bad[i].key == string(key) {
-			o.bad[i].err = nil
-		}
-	}
-}
+// here is the path of the value being read, "command" for the body itself.
+func (sc *scan) here() string { return sc.named(len(sc.open)) }
 
-// add keeps the limit an object's value under key broke.
-func (o *scanned) add(key string, err error) {
-	o.bad = append(o.bad, keyed{key, err})
-	switch {
-	case o.index != nil:
-		o.index[key] = len(o.bad) - 1
-	case len(o.bad) > 8:
-		o.index = make(map[string]int, 2*len(o.bad))
-		for i, b := range o.bad {
-			if b.err != nil {
-				o.index[b.key] = i
-			}
-		}
+// named is pathOf(n), "command" for the body itself.
+func (sc *scan) named(n int) string {
+	if path := sc.pathOf(n); path != "" {
+		return path
 	}
+	return "command"
 }
 
 // pathOf is the path of the value read inside the first n open objects
-// and lists: "to.x", "path[3].y", "" at the top. It is made only for a
+// and lists: "to.x", "path[3].y", "" at the top. It is made once, for the
 // limit broken.
 func (sc *scan) pathOf(n int) string {
-	path := ""
+	var path strings.Builder
 	for _, o := range sc.open[:n] {
 		if o.object {
-			path = join(path, string(sc.keys[o.key[0]:o.key[1]]))
+			if path.Len() > 0 {
+				path.WriteByte('.')
+			}
+			path.WriteString(shortKey(sc.keys[o.key[0]:o.key[1]]))
 		} else {
-			path += "[" + strconv.Itoa(o.n) + "]"
+			path.WriteString("[" + strconv.Itoa(o.n) + "]")
 		}
 	}
-	return path
+	return path.String()
+}
+
+// shortKey is a key as a path names it: at most 40 characters, then "…"
+// (a hostile body's keys are not echoed whole).
+func shortKey(key []byte) string {
+	if utf8.RuneCount(key) <= 40 {
+		return string(key)
+	}
+	n := 0
+	for i := range string(key) {
+		if n == 40 {
+			return string(key[:i]) + "…"
+		}
+		n++
+	}
+	return string(key)
+}
+
+// foldKey is a key as the decoder matches it to a field, lower case:
+// encoding/json (and rules' decoding, by its semantics) folds each letter
+// to upper case its lower case's ("ſ" is "S"), and matches any case.
+func foldKey(key []byte) string {
+	var b strings.Builder
+	b.Grow(len(key))
+	for i := 0; i < len(key); {
+		if c := key[i]; c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(key[i:])
+		b.WriteRune(unicode.ToLower(unicode.ToUpper(unicode.ToLower(r))))
+		i += n
+	}
+	return b.String()
 }
 
 func join(path, key string) string {
