@@ -157,17 +157,24 @@ func (s *Service) commandFor(ctx context.Context, req Request) (Principal, error
 }
 
 // enteredByOthers checks who a command says entered it: the entered_by of
-// its body (unit.fire's and combat.record's, read from the decoded
-// command cmd) and of its physical dice. p is the principal who asks (not
-// the one the command is entered for): a player names only themselves
-// there; only an umpire or the operator names someone else, as only they
-// enter a command for someone (commandFor). Empty names nobody: the dice
-// then record the person the command acts as, and a result no one.
+// its body (unit.fire's and combat.record's, from the decoded command cmd)
+// and of its physical dice. p is the principal who asks (not the one the
+// command is entered for): a player names only themselves there; only an
+// umpire or the operator names someone else, as only they enter a command
+// for someone (commandFor). Empty names nobody: the dice then record the
+// person the command acts as, and a result no one.
 func enteredByOthers(p Principal, cmd any, d DiceInput) error {
 	if p.Umpires() {
 		return nil
 	}
-	for _, f := range []struct{ field, who string }{{"entered_by", ref(cmd, "entered_by")}, {"dice.entered_by", d.EnteredBy}} {
+	body := ""
+	switch c := cmd.(type) {
+	case *rules.FireUnit:
+		body = c.EnteredBy
+	case *rules.RecordCombat:
+		body = c.EnteredBy
+	}
+	for _, f := range []struct{ field, who string }{{"entered_by", body}, {"dice.entered_by", d.EnteredBy}} {
 		if f.who != "" && f.who != p.Player {
 			return forbid(p, "%s names only themselves in %s, not %q: only an umpire or the operator enters for someone else", p.Player, f.field, f.who)
 		}
