@@ -18,17 +18,18 @@ import (
 )
 
 // commandFlags are the flags every state-changing subcommand shares.
+// Physical dice are recorded as entered by the person the command is for
+// (the service decides it, docs/api.md): no flag names anyone else. Who
+// entered a combat result is its body's entered_by (ledger do).
 type commandFlags struct {
-	id        string
-	dice      string
-	enteredBy string
+	id   string
+	dice string
 }
 
 func (f *commandFlags) add(cmd *cobra.Command, rolls bool) {
 	cmd.Flags().StringVar(&f.id, "id", "", "command id; repeating an id appends nothing new (default: a fresh random id)")
 	if rolls {
 		cmd.Flags().StringVar(&f.dice, "dice", "", "physical dice thrown on the table, in order (\"3,3\"); default: the ledger's digital dice")
-		cmd.Flags().StringVar(&f.enteredBy, "entered-by", "", "who entered the physical dice (default: the actor)")
 	}
 }
 
