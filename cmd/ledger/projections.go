@@ -101,6 +101,11 @@ under its projector's lock, swapped in): see docs/projections.md.`,
 			// The same door whoever owns the folder: this process (with
 			// its progress), or the server, which rebuilds its own.
 			bar := newProgressReporter(c.stderr, "rebuild", c.words())
+			if a == nil {
+				// The server's door answers once, at the end: say so
+				// rather than stay silent for minutes.
+				fmt.Fprintln(c.stderr, c.words().t("projections.server_rebuilding"))
+			}
 			r, err := api.RebuildProjection(c.ctx, app.RebuildOptions{
 				Fresh: fresh, Batch: batch, Progress: bar.update,
 				Resuming: func(file string, seq uint64) {
@@ -119,7 +124,7 @@ under its projector's lock, swapped in): see docs/projections.md.`,
 				return writeJSON(c.stdout, r)
 			}
 			if a == nil {
-				fmt.Fprintln(c.stdout, c.words().t("projections.server_rebuilt", "checkpoint", r.Checkpoint, "seconds", r.Seconds))
+				fmt.Fprintln(c.stdout, c.words().t("projections.server_rebuilt", "checkpoint", r.Checkpoint, "events", r.Events, "seconds", r.Seconds, "rate", math.Round(r.EventsPerSecond)))
 				return nil
 			}
 			fmt.Fprintln(c.stdout, c.words().t("projections.rebuilt", "db", r.Path, "checkpoint", r.Checkpoint, "events", r.Events, "seconds", r.Seconds, "rate", math.Round(r.EventsPerSecond)))

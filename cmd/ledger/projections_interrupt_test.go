@@ -161,6 +161,17 @@ func TestProjectionRebuildInterruptedInWords(t *testing.T) {
 		if code != 0 || !strings.Contains(errs, fmt.Sprintf(want, cp)) {
 			t.Errorf("%s: a resumed rebuild through the server: exit %d\n%s\n%s", lang, code, out, errs)
 		}
+		// It says it waits for the server, and then what it applied, at
+		// what rate (before: silence, then only the time).
+		says := map[string][]string{
+			"en": {"the server is rebuilding its projection; it answers when done", "applied in", "events/s"},
+			"ru": {"сервер перестраивает свою проекцию; он ответит, когда закончит", "применено", "/с)"},
+		}[lang]
+		for _, w := range says {
+			if !strings.Contains(out+errs, w) {
+				t.Errorf("%s: a rebuild through the server does not say %q:\n%s\n%s", lang, w, out, errs)
+			}
+		}
 	}
 
 	// The CLI stopped (Ctrl-C: its own context cancelled) before the
