@@ -56,11 +56,15 @@ const (
 	// rebuild`, or a restart of serve, which moves it aside). Logged and
 	// said in words (500; `projections verify` exit 4, elsewhere exit 1).
 	KindDamaged Kind = "damaged"
-	// KindInterrupted is a projection rebuild stopped part way by its
-	// caller (Ctrl-C, a client gone, a server shutting down): nothing of
-	// the live projection changed, the rebuild's file keeps what it built
-	// up to the log sequence named (numbers: at), and running it again
-	// resumes it. Not a fault: logged as information only (503, exit 1).
+	// KindInterrupted is work stopped part way by its caller (Ctrl-C, a
+	// client gone, a server shutting down: its context cancelled). A
+	// projection rebuild's (code rebuild_interrupted): nothing of the live
+	// projection changed, the rebuild's file keeps what it built up to the
+	// log sequence named (numbers: at), and running it again resumes it.
+	// Anything else's (code interrupted): what was recorded stays
+	// recorded; a command cut off may or may not have been, and sending it
+	// again with the same id tells. Not a fault: logged as information
+	// only (503, exit 1).
 	KindInterrupted Kind = "interrupted"
 	// KindInternal is anything else: logged, never shown raw (500, exit 1).
 	KindInternal Kind = "internal"
@@ -239,6 +243,12 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 		out.Kind, out.Code = KindInterrupted, "rebuild_interrupted"
 		out.Numbers = map[string]float64{"at": float64(itr.At)}
 		out.Message = strings.ReplaceAll(text("rebuild_interrupted"), "{at}", strconv.FormatUint(itr.At, 10))
+	case errors.Is(err, context.Canceled):
+		// Stopped by its caller (Ctrl-C, a client gone), not a fault of
+		// the server: what was recorded stays recorded; a command cut off
+		// may or may not have been.
+		out.Kind, out.Code = KindInterrupted, "interrupted"
+		out.Message = text("interrupted")
 	case errors.Is(err, projections.ErrNotFound):
 		out.Kind, out.Code = KindNotFound, "not_found"
 		out.Message = text("not_found")

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,5 +113,32 @@ func TestDiskFaultSaidInRussian(t *testing.T) {
 		if !errors.Is(ru, events.ErrUnavailable) {
 			t.Errorf("%s: the classified fault is not ErrUnavailable", c.code)
 		}
+	}
+}
+
+// TestCancelledIsNotInternal: a command or query its caller stopped (Ctrl-C,
+// a client gone: its context cancelled) is not a fault of the server: it is
+// said as stopped, in the caller's language, what was recorded staying
+// recorded; never "Something went wrong on the server".
+func TestCancelledIsNotInternal(t *testing.T) {
+	cat := i18n.MustLoad()
+	err := fmt.Errorf("append: %w", context.Canceled)
+	for lang, want := range map[string]string{
+		"en": "What was recorded stays recorded",
+		"ru": "Записанное остаётся записанным",
+	} {
+		e := app.Classify(err, cat, lang, i18n.Vars{})
+		if e.Kind != app.KindInterrupted || e.Code != "interrupted" {
+			t.Errorf("%s: kind %s code %s, want %s interrupted", lang, e.Kind, e.Code, app.KindInterrupted)
+		}
+		if !strings.Contains(e.Message, want) || strings.Contains(e.Message, "context canceled") {
+			t.Errorf("%s: %q, want it to hold %q", lang, e.Message, want)
+		}
+		if !errors.Is(e, context.Canceled) {
+			t.Errorf("%s: the classified error lost its cause", lang)
+		}
+	}
+	if left := englishIn(app.Classify(err, cat, "ru", i18n.Vars{}).Message, "Ctrl-C", "id"); len(left) > 0 {
+		t.Errorf("Russian has English words %q", left)
 	}
 }

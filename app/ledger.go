@@ -171,6 +171,10 @@ func (s *Session) fail(err error, vars i18n.Vars) error {
 		s.l.opts.Logger.Error("app: the projection file is damaged", "err", err)
 	case KindInterrupted:
 		// Its caller stopped it (a client's Ctrl-C): not a fault.
+		if e.Code != "rebuild_interrupted" {
+			s.l.opts.Logger.Info("app: stopped by its caller", "err", err)
+			break
+		}
 		s.l.opts.Logger.Info("app: projection rebuild interrupted by its caller; its file is kept and the next rebuild resumes it", "at", e.Numbers["at"], "err", err)
 	}
 	return e

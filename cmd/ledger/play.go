@@ -16,6 +16,7 @@ import (
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/examples"
 	"github.com/clubledger/ledger/i18n"
+	"github.com/clubledger/ledger/rules"
 )
 
 func (c *cli) playCommand() *cobra.Command {
@@ -58,8 +59,15 @@ func (c *cli) playScenario(api app.API, sc *campaign.Scenario) error {
 	}
 	var results []stepJSON
 	words := c.describer(api)
+	stopped := 0 // the step Ctrl-C cut off
 	// The caller plays the file: the API knows who that is.
 	err := sc.Play(c.ctx, app.Executor(api), campaign.Principal{}, func(r campaign.StepResult) {
+		if r.Err != nil && c.ctx.Err() != nil {
+			// Stopped by the user (Ctrl-C), not by the ledger: said once,
+			// below, in words.
+			stopped = r.Number
+			return
+		}
 		if c.output == "json" {
 			results = append(results, toStepJSON(r))
 			return
@@ -70,6 +78,10 @@ func (c *cli) playScenario(api app.API, sc *campaign.Scenario) error {
 		if werr := writeJSON(c.stdout, results); werr != nil && err == nil {
 			err = werr
 		}
+	}
+	if stopped > 0 && err != nil {
+		return said(err, rules.Words{Format: "play of %s stopped at step %d of %d (%s): what was recorded stays recorded; step %d may or may not have been recorded: play the file again to go on (a step recorded before answers with its recorded outcome, duplicate, and is not recorded twice)",
+			Args: []any{sc.ID, stopped, len(sc.Steps), sc.Steps[stopped-1].Do, stopped}})
 	}
 	if errors.Is(err, campaign.ErrExpectation) {
 		return &checkError{msg: c.words().t("play.expectations", "scenario", sc.ID)}
