@@ -524,8 +524,20 @@ func fileSafe(s string) string {
 // t is the report's text for key ("report." is prepended).
 func (r *Report) t(key string) string { return r.cat.Text(r.Lang, "report."+key) }
 
-// f is t with {name} replaced by values, given as name, value pairs.
-func (r *Report) f(key string, kv ...any) string { return fmtText(r.t(key), kv...) }
+// f is t with {name} replaced by values, given as name, value pairs; a
+// template that says a number with its noun ({n:plural=…}) is rendered by
+// the catalogue, which picks the noun's form for the number.
+func (r *Report) f(key string, kv ...any) string {
+	s := r.t(key)
+	if !strings.Contains(s, ":plural=") {
+		return fmtText(s, kv...)
+	}
+	values := make(map[string]any, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		values[fmt.Sprint(kv[i])] = kv[i+1]
+	}
+	return r.cat.Render(r.Lang, "report."+key, "", values)
+}
 
 // fmtText replaces each {name} of s by its value, given as name, value
 // pairs.
