@@ -97,8 +97,12 @@ var actsFor = map[string]string{
 // that its body gives under key: the field whose JSON name is key, as the
 // strict decoding read it (names matched regardless of case, embedded
 // structs' fields promoted); "" when the command has none or cmd is nil.
-func ref(cmd any, key string) string {
-	v := reflect.ValueOf(cmd)
+func ref(cmd any, key string) string { return refIn(reflect.ValueOf(cmd), key) }
+
+// refIn is ref on a reflected value. An embedded struct is searched as a
+// value, never made an interface: an unexported embedded struct's fields
+// are promoted as encoding/json promotes them, and its Interface panics.
+func refIn(v reflect.Value, key string) string {
 	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
 		if v.IsNil() {
 			return ""
@@ -115,7 +119,7 @@ func ref(cmd any, key string) string {
 		switch {
 		case name == "-":
 		case f.Anonymous && name == "":
-			if s := ref(v.Field(i).Addr().Interface(), key); s != "" {
+			if s := refIn(v.Field(i), key); s != "" {
 				return s
 			}
 		case !f.IsExported():

@@ -33,4 +33,25 @@ func TestAuthorizedFieldsExist(t *testing.T) {
 	if got := ref(&rules.MoveUnit{Unit: "u"}, "side"); got != "" {
 		t.Errorf("a field the command has not: %q", got)
 	}
+	// An unexported embedded struct (a seal) before the field asked for,
+	// or holding it: searched as a value, promoted as encoding/json does,
+	// no panic (its Interface would panic: found by helper-38, whose
+	// first entered_by check met it in a flank command).
+	type seal struct {
+		Side string `json:"side"`
+		n    int
+	}
+	cmd := &struct {
+		seal
+		Unit string `json:"unit"`
+	}{seal{Side: "french", n: 1}, "33-ligne"}
+	if got := ref(cmd, "unit"); got != "33-ligne" {
+		t.Errorf("a field after an unexported embedded struct: %q", got)
+	}
+	if got := ref(cmd, "side"); got != "french" {
+		t.Errorf("a field of an unexported embedded struct: %q", got)
+	}
+	if got := ref(cmd, "player"); got != "" {
+		t.Errorf("a field it has not: %q", got)
+	}
 }

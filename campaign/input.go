@@ -330,13 +330,6 @@ func foldKey(key []byte) string {
 	return b.String()
 }
 
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
 // limit is a string's broken limit, in words: Invalid's format and values.
 type limit struct {
 	format string
