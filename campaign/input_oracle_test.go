@@ -110,4 +110,3 @@ func oldCheckString(path string, kind fieldKind, s string) error {
 	}
 	return nil
 }
-
