@@ -359,6 +359,7 @@ func checkString(kind fieldKind, s []byte) *limit {
 		}
 		return &limit{"at most %d characters (%d given)", []any{most, n}}
 	}
+	visible := len(s) == 0 || (kind != kindName && kind != kindText)
 	for i := 0; i < len(s); {
 		r, size := rune(s[i]), 1
 		if r >= utf8.RuneSelf {
@@ -376,6 +377,12 @@ func checkString(kind fieldKind, s []byte) *limit {
 		case unicode.IsControl(r):
 			return &limit{"control character %s is not allowed", []any{codePoint(r)}}
 		}
+		visible = visible || (unicode.IsGraphic(r) && !unicode.IsSpace(r))
+	}
+	if !visible {
+		// Only spaces and invisible characters (U+200B, U+2060, ...): a
+		// name or a reason no one can read.
+		return &limit{"no visible character", nil}
 	}
 	return nil
 }

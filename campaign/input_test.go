@@ -110,8 +110,10 @@ func TestCheckBodySays(t *testing.T) {
 		`{"Id":"davout<b>"}`:                                     "invalid Id: an identifier is letters, digits, '-', '_' or '.' (not U+003C), at most 64",
 		`{"Path":[` + strings.TrimSuffix(strings.Repeat(`{"x":1,"y":2},`, 33), ",") + `]}`: "invalid Path: at most 32 waypoints",
 		`1e999`: "invalid command: a number between -100000 and 100000",
-		strings.Repeat("[", 33) + strings.Repeat("]", 33): "invalid [0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested at most 32 deep",
-		`{"` + strings.Repeat("k", 100) + `":null}`:       "invalid " + strings.Repeat("k", 40) + "…: null: give a value, or leave the field out",
+		`{"reason":"` + strings.Repeat("\u200b", 300) + `"}`: "invalid reason: no visible character",
+		`{"name":"   \u2060"}`:                               "invalid name: no visible character",
+		strings.Repeat("[", 33) + strings.Repeat("]", 33):    "invalid [0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested at most 32 deep",
+		`{"` + strings.Repeat("k", 100) + `":null}`:          "invalid " + strings.Repeat("k", 40) + "…: null: give a value, or leave the field out",
 	} {
 		if got := CheckBody([]byte(body)); got == nil || got.Error() != want {
 			t.Errorf("%.80q: %v, want %q", body, got, want)
