@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/clubledger/ledger/rules"
 )
 
 // The limits of what a command body may carry (docs/events.md, "Limits of
@@ -292,15 +294,15 @@ func (sc *scan) pathOf(n int) string {
 	return path.String()
 }
 
-// shortKey is a key as a path names it: at most 40 characters, then "…"
-// (a hostile body's keys are not echoed whole).
+// shortKey is a key as a path names it: at most rules.NameShown
+// characters, then "…" (a hostile body's keys are not echoed whole).
 func shortKey(key []byte) string {
-	if utf8.RuneCount(key) <= 40 {
+	if utf8.RuneCount(key) <= rules.NameShown {
 		return string(key)
 	}
 	n := 0
 	for i := range string(key) {
-		if n == 40 {
+		if n == rules.NameShown {
 			return string(key[:i]) + "…"
 		}
 		n++

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/clubledger/ledger/rules"
 )
 
 // checkBodyCases are bodies of every kind CheckBody judges, as the seeds
@@ -70,7 +72,7 @@ func FuzzCheckBody(f *testing.F) {
 
 // atLeastAsBefore compares CheckBody with oldCheckBody on body: what the
 // tree refused, the scan refuses, as an *InvalidInput naming a field whose
-// keys are at most 40 characters each (not the body's whole key echoed).
+// keys are at most rules.NameShown characters each (not the body's whole key echoed).
 func atLeastAsBefore(t *testing.T, body []byte) {
 	t.Helper()
 	got, old := CheckBody(body), oldCheckBody(body)
@@ -88,7 +90,7 @@ func atLeastAsBefore(t *testing.T, body []byte) {
 		t.Fatalf("%.200q: %v names no field", body, got)
 	}
 	for _, k := range strings.FieldsFunc(ii.Field, func(r rune) bool { return r == '.' || r == '[' }) {
-		if utf8.RuneCountInString(k) > 41 {
+		if utf8.RuneCountInString(k) > rules.NameShown+1 {
 			t.Fatalf("%.200q: the field %.100q echoes a key of %d characters", body, ii.Field, utf8.RuneCountInString(k))
 		}
 	}
@@ -113,7 +115,7 @@ func TestCheckBodySays(t *testing.T) {
 		`{"reason":"` + strings.Repeat("\u200b", 300) + `"}`: "invalid reason: no visible character",
 		`{"name":"   \u2060"}`:                               "invalid name: no visible character",
 		strings.Repeat("[", 33) + strings.Repeat("]", 33):    "invalid [0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested at most 32 deep",
-		`{"` + strings.Repeat("k", 100) + `":null}`:          "invalid " + strings.Repeat("k", 40) + "…: null: give a value, or leave the field out",
+		`{"` + strings.Repeat("k", 100) + `":null}`:          "invalid " + strings.Repeat("k", rules.NameShown) + "…: null: give a value, or leave the field out",
 	} {
 		if got := CheckBody([]byte(body)); got == nil || got.Error() != want {
 			t.Errorf("%.80q: %v, want %q", body, got, want)

@@ -39,7 +39,7 @@ func BodyWords(err error) Words {
 		if te.Field == "" {
 			return words("%s, not %s", want, got)
 		}
-		return words("%s: %s, not %s", te.Field, want, got)
+		return words("%s: %s, not %s", shortName(te.Field), want, got)
 	case errors.As(err, &se):
 		return words("not JSON at byte %d", se.Offset)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
@@ -47,12 +47,29 @@ func BodyWords(err error) Words {
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name, uerr := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
 		if uerr == nil {
-			return words("unknown field %q", name)
+			return words("unknown field %q", shortName(name))
 		}
 	case errors.As(err, &ge):
 		return words("%s", ge)
 	}
 	return words("%v", err)
+}
+
+// NameShown is the most characters of a body's key that a refusal says:
+// a longer one is cut there, with "…" (a body's unknown key of half a
+// megabyte was said back whole).
+const NameShown = 32
+
+// shortName is a field's name as the words say it (NameShown).
+func shortName(name string) string {
+	n := 0
+	for i := range name {
+		if n == NameShown {
+			return name[:i] + "…"
+		}
+		n++
+	}
+	return name
 }
 
 var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
