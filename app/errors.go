@@ -209,7 +209,7 @@ func Classify(err error, cat *i18n.Catalogue, lang string, vars i18n.Vars) *Erro
 		if !imf.Audit {
 			out.Kind, out.Code = KindConflict, "import_exists"
 		}
-		out.Message = text(out.Code) + " (" + imf.Reason + ")"
+		out.Message = text(out.Code) + " (" + cat.Detail(lang, "detail."+out.Code, imf.Words, imf.Reason) + ")"
 	case errors.As(err, &ii):
 		out.Kind, out.Code = KindInvalid, "bad_request"
 		// Its field, and its reason said from its format and values (a

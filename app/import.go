@@ -9,6 +9,7 @@ import (
 
 	"github.com/clubledger/ledger/campaign/audit"
 	"github.com/clubledger/ledger/events"
+	"github.com/clubledger/ledger/rules"
 )
 
 // Imported is what an import added to the log.
@@ -34,6 +35,17 @@ type ImportOptions struct {
 type ImportFailed struct {
 	Reason string
 	Audit  bool
+	// Words are the format and values Reason is printed from, said in
+	// the reader's language by the door (detail.import_refused,
+	// detail.import_exists: Catalogue.Detail, an exact lookup).
+	Words rules.Words
+}
+
+// importFailed is an ImportFailed (of the audit's kind when isAudit)
+// whose reason is printed from format and a, kept as its Words.
+func importFailed(isAudit bool, format string, a ...any) *ImportFailed {
+	w := rules.Words{Format: format, Args: a}
+	return &ImportFailed{Reason: w.String(), Audit: isAudit, Words: w}
 }
 
 func (e *ImportFailed) Error() string { return e.Reason }
@@ -69,12 +81,14 @@ func (s *Session) Import(ctx context.Context, r io.Reader, opt ImportOptions) (I
 	lr := &io.LimitedReader{R: r, N: ImportMaxBytes + 1}
 	x, err := audit.ReadExport(lr)
 	if lr.N <= 0 {
-		return Imported{}, &ImportFailed{Reason: fmt.Sprintf("the file is over %d bytes, more than any export this ledger takes; nothing imported", ImportMaxBytes), Audit: true}
+		return Imported{}, importFailed(true, "the file is over %d bytes, more than any export this ledger takes; nothing imported", ImportMaxBytes)
 	}
 	if err != nil {
 		var fe *audit.FormatError
 		if errors.As(err, &fe) {
-			return Imported{}, &ImportFailed{Reason: err.Error() + "; nothing imported", Audit: true}
+			// The file's words (phrase.audit.export_line), said in the
+			// reader's language by the door.
+			return Imported{}, importFailed(true, "%s; nothing imported", fe.Said())
 		}
 		return Imported{}, s.fail(err, noVars)
 	}
@@ -92,14 +106,14 @@ func (s *Session) ImportExport(ctx context.Context, x *audit.Export, opt ImportO
 	}
 	key := events.Key{Campaign: x.Meta.Campaign, Battle: x.Meta.Battle}
 	if err := key.Validate(); err != nil || key.Battle == "" {
-		return Imported{}, &ImportFailed{Reason: fmt.Sprintf("the export names %q/%q, not a battle", x.Meta.Campaign, x.Meta.Battle), Audit: true}
+		return Imported{}, importFailed(true, "the export names %q/%q, not a battle", x.Meta.Campaign, x.Meta.Battle)
 	}
 	if x.Meta.Withheld > 0 {
-		return Imported{}, &ImportFailed{Reason: fmt.Sprintf("%d events are withheld (exported as their hash only); import needs an export made with --umpire", x.Meta.Withheld), Audit: true}
+		return Imported{}, importFailed(true, "%d events are withheld (exported as their hash only); import needs an export made with --umpire", x.Meta.Withheld)
 	}
 	rep, err := importAudit(x, ring, opt.Trust)
 	if err != nil {
-		return Imported{}, &ImportFailed{Reason: "the audit fails, nothing imported: " + err.Error(), Audit: true}
+		return Imported{}, importFailed(true, "the audit fails, nothing imported: %s", err.Error())
 	}
 	log := s.l.opts.Log
 	have, err := log.Read(ctx, key, 0)
@@ -107,7 +121,7 @@ func (s *Session) ImportExport(ctx context.Context, x *audit.Export, opt ImportO
 		return Imported{}, s.fail(err, noVars)
 	}
 	if len(have) > 0 {
-		return Imported{}, &ImportFailed{Reason: fmt.Sprintf("this ledger already has battle %s (%d events); nothing imported", key, len(have))}
+		return Imported{}, importFailed(false, "this ledger already has battle %s (%d events); nothing imported", key, len(have))
 	}
 	// The battle is signed by the ledger it comes from: its keys, proven
 	// against the anchor, are trusted for this battle only.
@@ -141,7 +155,7 @@ func (s *Session) ImportExport(ctx context.Context, x *audit.Export, opt ImportO
 		return Imported{}, s.fail(err, noVars)
 	}
 	if rep := audit.Verify(got, audit.Options{Key: key, Head: x.Meta.Head, Keys: ring}); rep.Failed() {
-		return Imported{}, &ImportFailed{Reason: "the imported battle fails its audit: " + rep.Err().Error(), Audit: true}
+		return Imported{}, importFailed(true, "the imported battle fails its audit: %s", rep.Err().Error())
 	}
 	if p := s.l.opts.Projected; p != nil && len(got) > 0 {
 		if err := p(ctx, got[len(got)-1].Sequence); err != nil {

@@ -72,7 +72,20 @@ func TestAuditHasRussian(t *testing.T) {
 	for _, fam := range []string{"phrase.audit.not_signed", "phrase.key_change"} {
 		ev = append(ev, sourcePhrase{Family: fam, Format: "%s", Pos: "i18n/refusal.go (subPart)"})
 	}
-	checkSources(t, c, append(whole, ev...), "phrase.audit.finding", "phrase.audit.summary", "phrase.audit.not_signed", "phrase.key_change", "phrase.chain_why")
+	checkSources(t, c, append(whole, ev...), "phrase.audit.finding", "phrase.audit.summary", "phrase.audit.not_signed", "phrase.key_change", "phrase.chain_why", "phrase.audit.export_file", "phrase.audit.export_line")
+	// Known families, so that the reader cannot pass by finding nothing.
+	families := map[string]int{}
+	for _, s := range whole {
+		families[s.Family]++
+	}
+	for _, fam := range []string{"phrase.audit.export_file", "phrase.audit.export_line"} {
+		if families[fam] < 2 {
+			t.Errorf("%s: only %d formats found in the sources", fam, families[fam])
+		}
+		if !c.HasPhrase("ru", fam) {
+			t.Errorf("%s: no Russian for every format", fam)
+		}
+	}
 	auditPartsCheck(t, c, parts)
 }
 
@@ -445,6 +458,8 @@ var typed = map[string]bool{
 	// server's start-up error names (http.addr).
 	"bench": true, "backup": true, "restore": true, "import": true, "config": true, "table": true, "png": true, "serve": true, "http": true,
 	"X": true, "Y": true, "DIST": true, "DEG": true, "TARGET": true, "CAMPAIGN": true, "BATTLE": true, "VERSION": true,
+	// The fields of an export file's line a FormatError names.
+	"raw": true, "withheld": true,
 }
 
 var wordRE = regexp.MustCompile(`[A-Za-z]+`)
@@ -577,7 +592,7 @@ func TestDetailsHaveRussian(t *testing.T) {
 		}
 	}
 	// Known families, so that the reader cannot pass by finding nothing.
-	for _, fam := range []string{"detail.forbidden", "detail.input", "detail.not_found", "detail.bad_request", "detail.too_many_streams"} {
+	for _, fam := range []string{"detail.forbidden", "detail.input", "detail.not_found", "detail.bad_request", "detail.too_many_streams", "detail.import_refused", "detail.import_exists"} {
 		if !families[fam] {
 			t.Errorf("%s not found in the sources", fam)
 		}

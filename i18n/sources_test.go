@@ -260,8 +260,12 @@ func refusalSources(t *testing.T) []sourcePhrase {
 // check summaries (c.summarize(format, ...)) and the parts of its messages
 // (phrase.audit.part: each rules.Words{Format: ...} of campaign/audit, and
 // notSigned's formats, phrase.audit.not_signed), each kept with its values
-// for i18n to say by its format (Finding.Words, Check.SummaryWords). A
-// summary set by hand (.Summary = ...) fails: it would carry no format.
+// for i18n to say by its format (Finding.Words, Check.SummaryWords); the
+// reasons an export file cannot be read (formatError's formats,
+// phrase.audit.export_file) and the frame they are said in
+// (FormatError.Said, phrase.audit.export_line). A summary set by hand
+// (.Summary = ...) or a FormatError's Reason fails: it would carry no
+// format.
 func auditSources(t *testing.T) []sourcePhrase {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -269,19 +273,47 @@ func auditSources(t *testing.T) []sourcePhrase {
 	eachNode(parseDir(t, fset, "campaign/audit"), func(n ast.Node, fn *ast.FuncDecl) {
 		switch x := n.(type) {
 		case *ast.CompositeLit:
+			if isTypeNamed(x.Type, "FormatError") {
+				// A file's FormatError is made by formatError, which
+				// keeps its reason's format and values.
+				for _, el := range x.Elts {
+					if kv, ok := el.(*ast.KeyValueExpr); ok {
+						if key, _ := kv.Key.(*ast.Ident); key != nil && key.Name == "Reason" && (fn == nil || fn.Name.Name != "formatError") {
+							t.Errorf("%s: a FormatError's Reason set by hand: make it with formatError, which keeps its format and values", shortPos(fset, x.Pos()))
+						}
+					}
+				}
+				return
+			}
 			if !isTypeNamed(x.Type, "Words") {
 				return
+			}
+			family := auditPart
+			if fn != nil && fn.Name.Name == "Said" && fn.Recv != nil && len(fn.Recv.List) == 1 && isTypeNamed(fn.Recv.List[0].Type, "FormatError") {
+				family = "phrase.audit.export_line" // a FormatError's frame
 			}
 			for _, el := range x.Elts {
 				if kv, ok := el.(*ast.KeyValueExpr); ok {
 					if key, _ := kv.Key.(*ast.Ident); key != nil && key.Name == "Format" {
 						if f, ok := literal(kv.Value); ok {
-							out = append(out, sourcePhrase{Family: auditPart, Format: f, Pos: shortPos(fset, x.Pos())})
+							out = append(out, sourcePhrase{Family: family, Format: f, Pos: shortPos(fset, x.Pos())})
 						}
 					}
 				}
 			}
 		case *ast.CallExpr:
+			if id, ok := x.Fun.(*ast.Ident); ok && id.Name == "formatError" && len(x.Args) > 2 {
+				// An export file that cannot be read: its reason
+				// (FormatError.Words), phrase.audit.export_file.
+				var args []string
+				for _, a := range x.Args[3:] {
+					args = append(args, exprString(fset, a))
+				}
+				for _, f := range stringValues(x.Args[2], fn) {
+					out = append(out, sourcePhrase{Family: "phrase.audit.export_file", Format: f, Pos: shortPos(fset, x.Pos()), Args: args})
+				}
+				return
+			}
 			if id, ok := x.Fun.(*ast.Ident); ok && id.Name == "notSigned" && len(x.Args) > 0 {
 				for _, f := range stringValues(x.Args[0], fn) {
 					if f == "%v" || f == "%s" {
@@ -391,7 +423,8 @@ func shortPos(fset *token.FileSet, p token.Pos) string {
 // (detail.not_found); the door's notFound, invalid and forbidden
 // (detail.not_found, detail.bad_request, detail.forbidden) and every
 // app.Errorf(kind, "code", format, ...) of the door and the edges
-// (detail.<code>); the words a value of theirs is picked from (what is
+// (detail.<code>); every importFailed(audit, format, ...) of the door
+// (detail.import_refused, detail.import_exists); the words a value of theirs is picked from (what is
 // the operator's, a map of words: detail.words). An InvalidInput whose Reason is printed by hand
 // (fmt.Sprintf) fails: it would carry no format.
 func detailSources(t *testing.T) []sourcePhrase {
@@ -452,6 +485,14 @@ func detailSources(t *testing.T) []sourcePhrase {
 				case name == "operatorOnly" && dir == "app" && len(x.Args) >= 2:
 					// What is the operator's: words of its own.
 					words(x.Args[1], x.Pos())
+				case name == "importFailed" && dir == "app" && fn != nil && fn.Name.Name != "importFailed" && len(x.Args) >= 2:
+					// An import refused (detail.import_refused) or of a
+					// battle this ledger has (detail.import_exists).
+					family := "detail.import_exists"
+					if id, ok := x.Args[0].(*ast.Ident); ok && id.Name == "true" {
+						family = "detail.import_refused"
+					}
+					add(family, x.Args[1], fn, x.Pos(), x.Args[2:])
 				case name == "forbid" && dir == "campaign" && len(x.Args) >= 2:
 					add("detail.forbidden", x.Args[1], fn, x.Pos(), x.Args[2:])
 				case name == "Invalid" && dir == "campaign" && isLimitFormat(x.Args[1]):
@@ -488,6 +529,10 @@ func detailSources(t *testing.T) []sourcePhrase {
 					// A string's limit (campaign's checkString): its
 					// format and values, said by campaign.Invalid.
 					add("detail.input", x.Elts[0], fn, x.Pos(), x.Elts[1:])
+					return
+				}
+				if dir == "app" && isTypeNamed(x.Type, "ImportFailed") && (fn == nil || fn.Name.Name != "importFailed") {
+					t.Errorf("%s: an ImportFailed made by hand: make it with importFailed, which keeps its format and values", shortPos(fset, x.Pos()))
 					return
 				}
 				if !isTypeNamed(x.Type, "InvalidInput") {

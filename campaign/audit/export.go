@@ -235,14 +235,33 @@ type FormatError struct {
 	Line    int
 	Version uint64
 	Reason  string
+	// Words are the format and values Reason is printed from, for i18n
+	// to say in another language (phrase.audit.export_file, an exact
+	// lookup); a decoder's own error is a value, said as it says itself.
+	Words rules.Words
 }
 
-func (e *FormatError) Error() string {
-	if e.Version > 0 {
-		return fmt.Sprintf("audit: export line %d (event version %d): %s", e.Line, e.Version, e.Reason)
-	}
-	return fmt.Sprintf("audit: export line %d: %s", e.Line, e.Reason)
+// formatError is a FormatError whose reason is printed from format and a,
+// kept as its Words.
+func formatError(line int, version uint64, format string, a ...any) *FormatError {
+	w := rules.Words{Format: format, Args: a}
+	return &FormatError{Line: line, Version: version, Reason: w.String(), Words: w}
 }
+
+// Said is the whole message's format and values (Error's words), its
+// reason a part of family phrase.audit.export_file.
+func (e *FormatError) Said() rules.Words {
+	var reason any = e.Reason
+	if e.Words.Format != "" {
+		reason = e.Words
+	}
+	if e.Version > 0 {
+		return rules.Words{Format: "audit: export line %d (event version %d): %s", Args: []any{e.Line, e.Version, reason}}
+	}
+	return rules.Words{Format: "audit: export line %d: %s", Args: []any{e.Line, reason}}
+}
+
+func (e *FormatError) Error() string { return e.Said().String() }
 
 // ReadExport reads a ledger-export-v1 file. It fails with a *FormatError on
 // a file that is not one (wrong header, a line that is not JSON, fewer or
@@ -280,10 +299,10 @@ func ReadExport(r io.Reader) (*Export, error) {
 		}
 	}
 	if !header {
-		return nil, &FormatError{Line: 1, Reason: "empty file: no header"}
+		return nil, formatError(1, 0, "empty file: no header")
 	}
 	if len(x.Events) != x.Meta.Events {
-		return nil, &FormatError{Line: n, Reason: fmt.Sprintf("the header declares %d events, the file holds %d (truncated or padded)", x.Meta.Events, len(x.Events))}
+		return nil, formatError(n, 0, "the header declares %d events, the file holds %d (truncated or padded)", x.Meta.Events, len(x.Events))
 	}
 	return x, nil
 }
@@ -309,18 +328,20 @@ func (x *Export) header(b []byte) error {
 		Format string `json:"format"`
 	}
 	if err := json.Unmarshal(b, &probe); err != nil {
-		return &FormatError{Line: 1, Reason: fmt.Sprintf("the header is not JSON: %v", err)}
+		return formatError(1, 0, "the header is not JSON: %v", err)
 	}
 	switch probe.Format {
 	case Format:
 		x.strict = true
 	case FormatV1:
 	default:
-		return &FormatError{Line: 1, Reason: fmt.Sprintf("format %q: this program reads %q and %q", probe.Format, Format, FormatV1)}
+		return formatError(1, 0, "format %q: this program reads %q and %q", probe.Format, Format, FormatV1)
 	}
 	var m Meta
-	if err := x.decode(b, &m); err != nil {
-		return &FormatError{Line: 1, Reason: fmt.Sprintf("the header: %v", err)}
+	if err := x.decode(b, &m); errors.Is(err, errMore) {
+		return formatError(1, 0, "the header: more than one JSON value on the line")
+	} else if err != nil {
+		return formatError(1, 0, "the header: %v", err)
 	}
 	for i, k := range m.Keys {
 		if k.Change == nil {
@@ -328,20 +349,24 @@ func (x *Export) header(b []byte) error {
 		}
 		ch, err := events.Decode([]byte(*k.Change))
 		if err != nil {
-			return &FormatError{Line: 1, Reason: fmt.Sprintf("the header's key %d: its change is not an event: %v", i+1, err)}
+			return formatError(1, 0, "the header's key %d: its change is not an event: %v", i+1, err)
 		}
 		m.KeyChanges = append(m.KeyChanges, ch)
 	}
 	k := events.Key{Campaign: m.Campaign, Battle: m.Battle}
 	if err := k.Validate(); err != nil || m.Battle == "" {
-		return &FormatError{Line: 1, Reason: fmt.Sprintf("the header names no battle (%q/%q)", m.Campaign, m.Battle)}
+		return formatError(1, 0, "the header names no battle (%q/%q)", m.Campaign, m.Battle)
 	}
 	if m.Events < 1 {
-		return &FormatError{Line: 1, Reason: fmt.Sprintf("the header declares %d events", m.Events)}
+		return formatError(1, 0, "the header declares %d events", m.Events)
 	}
 	x.Meta = m
 	return nil
 }
+
+// errMore is a line holding more than one JSON value: the ledger's own
+// words, said in the reader's language by the reasons that name it.
+var errMore = errors.New("more than one JSON value on the line")
 
 // decode parses one line; a v2 file's lines may hold no field the format
 // does not define (so a changed field name is named, not ignored).
@@ -354,7 +379,7 @@ func (x *Export) decode(b []byte, v any) error {
 		return err
 	}
 	if dec.More() {
-		return errors.New("more than one JSON value on the line")
+		return errMore
 	}
 	return nil
 }
@@ -362,8 +387,10 @@ func (x *Export) decode(b []byte, v any) error {
 func (x *Export) line(n int, b []byte) error {
 	var l Line
 	pos := uint64(len(x.Events) + 1)
-	if err := x.decode(b, &l); err != nil {
-		return &FormatError{Line: n, Version: pos, Reason: fmt.Sprintf("not a JSON event line: %v", err)}
+	if err := x.decode(b, &l); errors.Is(err, errMore) {
+		return formatError(n, pos, "not a JSON event line: more than one JSON value on the line")
+	} else if err != nil {
+		return formatError(n, pos, "not a JSON event line: %v", err)
 	}
 	forms := 0
 	for _, set := range []bool{l.Raw != nil, l.RawBase64 != "", l.Withheld} {
@@ -372,7 +399,7 @@ func (x *Export) line(n int, b []byte) error {
 		}
 	}
 	if forms != 1 {
-		return &FormatError{Line: n, Version: pos, Reason: "want exactly one of raw, raw_base64 and withheld"}
+		return formatError(n, pos, "want exactly one of raw, raw_base64 and withheld")
 	}
 	var e events.Envelope
 	switch {
@@ -385,18 +412,18 @@ func (x *Export) line(n int, b []byte) error {
 		} else {
 			var err error
 			if raw, err = base64.StdEncoding.DecodeString(l.RawBase64); err != nil {
-				return &FormatError{Line: n, Version: pos, Reason: fmt.Sprintf("raw_base64: %v", err)}
+				return formatError(n, pos, "raw_base64: %v", err)
 			}
 		}
 		if len(raw) == 0 {
-			return &FormatError{Line: n, Version: pos, Reason: "empty stored bytes"}
+			return formatError(n, pos, "empty stored bytes")
 		}
 		var err error
 		if e, err = events.Decode(raw); err != nil {
 			// Verify names it: keep the bytes and where the line says it is.
 			e = events.Envelope{Version: l.Version, Raw: raw}
 		} else if e.Version != l.Version {
-			return &FormatError{Line: n, Version: pos, Reason: fmt.Sprintf("the line says version %d, its stored bytes version %d", l.Version, e.Version)}
+			return formatError(n, pos, "the line says version %d, its stored bytes version %d", l.Version, e.Version)
 		}
 	}
 	e.Sequence = l.Seq

@@ -66,7 +66,11 @@ in progress, and a failure once it has ended. Exit code 4 if any check fails.`,
 				if err != nil {
 					var fe *audit.FormatError
 					if errors.As(err, &fe) {
-						return &checkError{msg: fmt.Sprintf("%s: %v", file, err)}
+						// Said in the reader's language from its format
+						// and values (phrase.audit.export_line), an exact
+						// lookup; English as it printed.
+						w := c.words()
+						return &checkError{msg: file + ": " + w.cat.Detail(w.lang, "phrase.audit.export_line", fe.Said(), err.Error())}
 					}
 					return err
 				}

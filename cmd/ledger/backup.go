@@ -252,11 +252,19 @@ Exit code 4 if the audit fails; then nothing is appended.`,
 			defer release()
 			res, err := api.Import(c.ctx, in, app.ImportOptions{Trust: trusted})
 			var failed *app.ImportFailed
-			if errors.As(err, &failed) && failed.Audit {
-				return &checkError{msg: fmt.Sprintf("%s: %s", file, failed.Reason)}
-			}
 			if errors.As(err, &failed) {
-				return fmt.Errorf("import %s: %s", file, failed.Reason)
+				// Its reason in the reader's language, from its format
+				// and values (the door's detail.import_*); a server's
+				// answer as the server said it.
+				w, family := c.words(), "detail.import_exists"
+				if failed.Audit {
+					family = "detail.import_refused"
+				}
+				reason := w.cat.Detail(w.lang, family, failed.Words, failed.Reason)
+				if failed.Audit {
+					return &checkError{msg: fmt.Sprintf("%s: %s", file, reason)}
+				}
+				return fmt.Errorf("import %s: %s", file, reason)
 			}
 			if err != nil {
 				return err
