@@ -111,9 +111,9 @@ func (s *Session) ImportExport(ctx context.Context, x *audit.Export, opt ImportO
 	if x.Meta.Withheld > 0 {
 		return Imported{}, importFailed(true, "%d events are withheld (exported as their hash only); import needs an export made with --umpire", x.Meta.Withheld)
 	}
-	rep, err := importAudit(x, ring, opt.Trust)
-	if err != nil {
-		return Imported{}, importFailed(true, "the audit fails, nothing imported: %s", err.Error())
+	rep, failed := importAudit(x, ring, opt.Trust)
+	if failed != nil {
+		return Imported{}, failed
 	}
 	log := s.l.opts.Log
 	have, err := log.Read(ctx, key, 0)
@@ -155,7 +155,7 @@ func (s *Session) ImportExport(ctx context.Context, x *audit.Export, opt ImportO
 		return Imported{}, s.fail(err, noVars)
 	}
 	if rep := audit.Verify(got, audit.Options{Key: key, Head: x.Meta.Head, Keys: ring}); rep.Failed() {
-		return Imported{}, importFailed(true, "the imported battle fails its audit: %s", rep.Err().Error())
+		return Imported{}, importFailed(true, "the imported battle fails its audit: %s", auditWords(rep))
 	}
 	if p := s.l.opts.Projected; p != nil && len(got) > 0 {
 		if err := p(ctx, got[len(got)-1].Sequence); err != nil {
@@ -171,15 +171,17 @@ func (s *Session) ImportExport(ctx context.Context, x *audit.Export, opt ImportO
 
 // importAudit audits x against each trust anchor in turn, the keys named
 // first, then this ledger's own: the first that proves who wrote every
-// event passes; otherwise the first failure, with what to do.
-func importAudit(x *audit.Export, ring *events.Keyring, named []string) (*audit.Report, error) {
+// event passes; otherwise the import fails with the first failure and
+// what to do, kept as words (detail.import_audit; an audit's failure,
+// phrase.audit.failed).
+func importAudit(x *audit.Export, ring *events.Keyring, named []string) (*audit.Report, *ImportFailed) {
 	var anchors []string
 	for _, fp := range named {
 		if fp = strings.TrimSpace(fp); fp != "" {
 			// A key written wrong is said so, not taken for a file that
 			// fails its audit.
 			if !isHeadHash(strings.ToLower(fp)) {
-				return nil, fmt.Errorf("the key %.80q given with --key is not a key's fingerprint: 16 to 64 hexadecimal digits, as the exporting ledger's audit or page shows it", fp)
+				return nil, importFailed(true, "the audit fails, nothing imported: %s", rules.Words{Format: "the key %.80q given with --key is not a key's fingerprint: 16 to 64 hexadecimal digits, as the exporting ledger's audit or page shows it", Args: []any{fp}})
 			}
 			anchors = append(anchors, fp)
 		}
@@ -189,28 +191,43 @@ func importAudit(x *audit.Export, ring *events.Keyring, named []string) (*audit.
 			anchors = append(anchors, events.Fingerprint(k.Key))
 		}
 	}
-	var first error
+	var first rules.Words
+	failedAudit := false // first is an audit's failure (phrase.audit.failed)
 	for _, fp := range anchors {
 		rep := x.VerifyWith(audit.Options{Trust: fp})
-		var err error
+		var why rules.Words
 		switch {
 		case rep.Failed():
-			err = rep.Err()
+			why = auditWords(rep)
 		case !rep.Authorship.Proven:
-			err = fmt.Errorf("who wrote its events is not proven by key %s (%d events bound to no signature of it)", fp, rep.Authorship.Unbound)
+			why = rules.Words{Format: "who wrote its events is not proven by key %s (%d events bound to no signature of it)", Args: []any{fp, rep.Authorship.Unbound}}
 		default:
 			return rep, nil
 		}
-		if first == nil {
-			first = err
+		if first.Format == "" {
+			first, failedAudit = why, rep.Failed()
 		}
 	}
-	if first == nil {
-		first = errors.New("this ledger has no key to audit it against")
+	if first.Format == "" {
+		first = rules.Words{Format: "this ledger has no key to audit it against"}
 	}
-	hint := "name the key of the ledger it comes from with --key FINGERPRINT"
+	hint := rules.Words{Format: "name the key of the ledger it comes from with --key FINGERPRINT"}
 	if len(named) > 0 {
-		hint = "no key named with --key nor any of this ledger's own proves it"
+		hint = rules.Words{Format: "no key named with --key nor any of this ledger's own proves it"}
 	}
-	return nil, fmt.Errorf("%w (%s)", first, hint)
+	if failedAudit {
+		// %v, not %s: the same English, another format, whose value is
+		// said from phrase.audit.failed (an exact lookup by format).
+		return nil, importFailed(true, "the audit fails, nothing imported: %v (%s)", first, hint)
+	}
+	return nil, importFailed(true, "the audit fails, nothing imported: %s (%s)", first, hint)
+}
+
+// auditWords are a failed audit's words (audit.Error.Said).
+func auditWords(rep *audit.Report) rules.Words {
+	var ae *audit.Error
+	if err := rep.Err(); errors.As(err, &ae) {
+		return ae.Said()
+	}
+	return rules.Words{Format: "%s", Args: []any{fmt.Sprint(rep.Err())}}
 }

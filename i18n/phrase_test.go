@@ -72,13 +72,13 @@ func TestAuditHasRussian(t *testing.T) {
 	for _, fam := range []string{"phrase.audit.not_signed", "phrase.key_change"} {
 		ev = append(ev, sourcePhrase{Family: fam, Format: "%s", Pos: "i18n/refusal.go (subPart)"})
 	}
-	checkSources(t, c, append(whole, ev...), "phrase.audit.finding", "phrase.audit.summary", "phrase.audit.not_signed", "phrase.key_change", "phrase.chain_why", "phrase.audit.export_file", "phrase.audit.export_line")
+	checkSources(t, c, append(whole, ev...), "phrase.audit.finding", "phrase.audit.summary", "phrase.audit.not_signed", "phrase.key_change", "phrase.chain_why", "phrase.audit.export_file", "phrase.audit.export_line", "phrase.audit.failed")
 	// Known families, so that the reader cannot pass by finding nothing.
 	families := map[string]int{}
 	for _, s := range whole {
 		families[s.Family]++
 	}
-	for _, fam := range []string{"phrase.audit.export_file", "phrase.audit.export_line"} {
+	for _, fam := range []string{"phrase.audit.export_file", "phrase.audit.export_line", "phrase.audit.failed"} {
 		if families[fam] < 2 {
 			t.Errorf("%s: only %d formats found in the sources", fam, families[fam])
 		}
@@ -592,7 +592,7 @@ func TestDetailsHaveRussian(t *testing.T) {
 		}
 	}
 	// Known families, so that the reader cannot pass by finding nothing.
-	for _, fam := range []string{"detail.forbidden", "detail.input", "detail.not_found", "detail.bad_request", "detail.too_many_streams", "detail.import_refused", "detail.import_exists"} {
+	for _, fam := range []string{"detail.forbidden", "detail.input", "detail.not_found", "detail.bad_request", "detail.too_many_streams", "detail.import_refused", "detail.import_exists", "detail.import_audit"} {
 		if !families[fam] {
 			t.Errorf("%s not found in the sources", fam)
 		}

@@ -263,7 +263,8 @@ func refusalSources(t *testing.T) []sourcePhrase {
 // for i18n to say by its format (Finding.Words, Check.SummaryWords); the
 // reasons an export file cannot be read (formatError's formats,
 // phrase.audit.export_file) and the frame they are said in
-// (FormatError.Said, phrase.audit.export_line). A summary set by hand
+// (FormatError.Said, phrase.audit.export_line); a failed audit's error
+// (Error.Said, Finding.Said: phrase.audit.failed). A summary set by hand
 // (.Summary = ...) or a FormatError's Reason fails: it would carry no
 // format.
 func auditSources(t *testing.T) []sourcePhrase {
@@ -289,8 +290,13 @@ func auditSources(t *testing.T) []sourcePhrase {
 				return
 			}
 			family := auditPart
-			if fn != nil && fn.Name.Name == "Said" && fn.Recv != nil && len(fn.Recv.List) == 1 && isTypeNamed(fn.Recv.List[0].Type, "FormatError") {
-				family = "phrase.audit.export_line" // a FormatError's frame
+			if fn != nil && fn.Name.Name == "Said" && fn.Recv != nil && len(fn.Recv.List) == 1 {
+				switch {
+				case isTypeNamed(fn.Recv.List[0].Type, "FormatError"):
+					family = "phrase.audit.export_line" // a FormatError's frame
+				case isTypeNamed(fn.Recv.List[0].Type, "Error"), isTypeNamed(fn.Recv.List[0].Type, "Finding"):
+					family = "phrase.audit.failed" // a failed audit's error
+				}
 			}
 			for _, el := range x.Elts {
 				if kv, ok := el.(*ast.KeyValueExpr); ok {
@@ -424,7 +430,8 @@ func shortPos(fset *token.FileSet, p token.Pos) string {
 // (detail.not_found, detail.bad_request, detail.forbidden) and every
 // app.Errorf(kind, "code", format, ...) of the door and the edges
 // (detail.<code>); every importFailed(audit, format, ...) of the door
-// (detail.import_refused, detail.import_exists); the words a value of theirs is picked from (what is
+// (detail.import_refused, detail.import_exists) and the words of why its
+// audit fails (importAudit's, detail.import_audit); the words a value of theirs is picked from (what is
 // the operator's, a map of words: detail.words). An InvalidInput whose Reason is printed by hand
 // (fmt.Sprintf) fails: it would carry no format.
 func detailSources(t *testing.T) []sourcePhrase {
@@ -512,6 +519,17 @@ func detailSources(t *testing.T) []sourcePhrase {
 					add("detail."+code, x.Args[2], fn, x.Pos(), x.Args[3:])
 				}
 			case *ast.CompositeLit:
+				if dir == "app" && fn != nil && fn.Name.Name == "importAudit" && isTypeNamed(x.Type, "Words") {
+					// Why an import's audit fails, and what to do.
+					for _, el := range x.Elts {
+						if kv, ok := el.(*ast.KeyValueExpr); ok {
+							if key, _ := kv.Key.(*ast.Ident); key != nil && key.Name == "Format" {
+								add("detail.import_audit", kv.Value, fn, x.Pos(), nil)
+							}
+						}
+					}
+					return
+				}
 				if dir == "cmd/ledger" && isTypeNamed(x.Type, "Words") {
 					// A usage error's value said by words of its own.
 					for _, el := range x.Elts {

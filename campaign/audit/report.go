@@ -243,6 +243,19 @@ func (f Finding) String() string {
 	return s
 }
 
+// Said is String's format and values, the message said from its own
+// (phrase.audit.failed, its message a part of phrase.audit.finding).
+func (f Finding) Said() rules.Words {
+	var msg any = f.Message
+	if f.Words.Format != "" {
+		msg = f.Words
+	}
+	if f.Expected != nil || f.Recorded != nil {
+		return rules.Words{Format: "%s: %s: %s (expected %s, recorded %s)", Args: []any{f.Check, f.EventRef.String(), msg, Ints(f.Expected), Ints(f.Recorded)}}
+	}
+	return rules.Words{Format: "%s: %s: %s", Args: []any{f.Check, f.EventRef.String(), msg}}
+}
+
 // Ints formats dice values as "3+4" ("-" for none).
 func Ints(v []int) string {
 	if len(v) == 0 {
@@ -333,10 +346,13 @@ type Error struct {
 	Failures         []Finding
 }
 
-func (e *Error) Error() string {
-	more := ""
+func (e *Error) Error() string { return e.Said().String() }
+
+// Said is the message's format and values (phrase.audit.failed), the
+// first failure said from its own (Finding.Said).
+func (e *Error) Said() rules.Words {
 	if n := len(e.Failures) - 1; n > 0 {
-		more = fmt.Sprintf(" (and %d more)", n)
+		return rules.Words{Format: "audit of %s/%s failed: %s (and %d more)", Args: []any{e.Campaign, e.Battle, e.Failures[0].Said(), n}}
 	}
-	return fmt.Sprintf("audit of %s/%s failed: %s%s", e.Campaign, e.Battle, e.Failures[0], more)
+	return rules.Words{Format: "audit of %s/%s failed: %s", Args: []any{e.Campaign, e.Battle, e.Failures[0].Said()}}
 }
