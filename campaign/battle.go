@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -48,11 +49,31 @@ func (s *Service) addBattle(ctx context.Context, key events.Key, req call, cmd r
 	if err != nil {
 		return rules.Refuse("ruleset", "ruleset.overlay", "%s", err.Error())
 	}
+	if len(overlay) > MaxRuleset {
+		// YAML's aliases repeat what they name: a small overlay may say a
+		// great deal, which every battle would then carry and check.
+		return rules.Refuse("ruleset", "ruleset.too_large", "the ruleset overlay, its aliases expanded and merged with the campaign's, is %d bytes, at most %d", len(overlay), MaxRuleset).
+			WithNumbers(map[string]float64{"bytes": float64(len(overlay)), "max": MaxRuleset})
+	}
 	cb.Ruleset = overlay
 	// The rules judge the battle before the campaign records it: a refused
 	// battle.create leaves no battle in the campaign's list.
-	if _, err := rules.Decide(rules.NewState(), cb, noDice{}); err != nil {
+	decided, err := rules.Decide(rules.NewState(), cb, noDice{})
+	if err != nil {
 		return err
+	}
+	// Nor a battle whose events the log could not store: the campaign
+	// would list a battle that is never created. An event's envelope
+	// adds its fields to its payload (eventOverhead).
+	for _, ev := range decided {
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		if n := len(payload) + eventOverhead; n > s.maxEvent {
+			return rules.Refuse("command", "command.too_large", "its event %s would take %d bytes, the log stores at most %d: send less in one command", ev.EventType(), n, s.maxEvent).
+				WithNumbers(map[string]float64{"bytes": float64(n), "max": float64(s.maxEvent)})
+		}
 	}
 	battle, _, err := s.State(ctx, key)
 	if err != nil {
@@ -86,6 +107,10 @@ func (s *Service) addBattle(ctx context.Context, key events.Key, req call, cmd r
 	}
 	return err
 }
+
+// eventOverhead is what a stored event's envelope adds to its payload, at
+// most: its key, ids, times, hashes and signature (about 700 bytes).
+const eventOverhead = 2 << 10
 
 // errAlreadyAdded says the campaign already lists a battle whose stream is
 // still empty.

@@ -43,6 +43,10 @@ const (
 	// MaxList is the most items of any other list: an army's units, the
 	// dice of a roll, a terrain piece's corners, a ruling's corrections.
 	MaxList = 500
+	// MaxRuleset is the length of a ruleset overlay (YAML), in characters
+	// as sent, and in bytes once its aliases are expanded and it is merged
+	// with the campaign's.
+	MaxRuleset = 64 << 10
 )
 
 // fieldKind is how a string field is bounded.
@@ -353,7 +357,7 @@ func checkString(kind fieldKind, s []byte) *limit {
 	case kindSeed:
 		most, what, n = MaxSeed, "bytes", len(s)
 	case kindRuleset:
-		most = 64 << 10
+		most = MaxRuleset
 	}
 	if n > most {
 		if what == "bytes" {

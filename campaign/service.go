@@ -30,6 +30,8 @@ type Service struct {
 
 	mu      sync.Mutex
 	streams map[events.Key]*stream
+	// maxEvent is Options.MaxEventBytes.
+	maxEvent int
 }
 
 // Options tune a Service.
@@ -56,7 +58,21 @@ type Options struct {
 	// are dropped and read again from the log when next used. Default
 	// DefaultCachedStreams.
 	CachedStreams int
+	// MaxEventBytes is the most bytes one stored event may take: the
+	// log's largest message less room for its headers (the NATS
+	// connection's MaxPayload less EventHeadroom). A command whose event
+	// would be larger is refused before anything is appended. Default
+	// DefaultMaxEventBytes.
+	MaxEventBytes int
 }
+
+// DefaultMaxEventBytes is Options.MaxEventBytes's default: NATS's default
+// largest message, 1 MiB, less EventHeadroom.
+const DefaultMaxEventBytes = 1<<20 - EventHeadroom
+
+// EventHeadroom is the room left in a log message for what it carries
+// beside the event: its subject, message id and expected sequence.
+const EventHeadroom = 8 << 10
 
 // NewService returns a service appending to log and keeping sealed values in vault.
 func NewService(log events.Log, vault events.Vault, opts Options) *Service {
@@ -72,8 +88,11 @@ func NewService(log events.Log, vault events.Vault, opts Options) *Service {
 	if opts.CachedStreams <= 0 {
 		opts.CachedStreams = DefaultCachedStreams
 	}
+	if opts.MaxEventBytes <= 0 {
+		opts.MaxEventBytes = DefaultMaxEventBytes
+	}
 	return &Service{log: log, vault: vault, now: opts.Now, retries: opts.Retries, cached: opts.CachedStreams, entropy: opts.Entropy,
-		signer: opts.Signer, keys: opts.Keys, streams: map[events.Key]*stream{}}
+		signer: opts.Signer, keys: opts.Keys, streams: map[events.Key]*stream{}, maxEvent: opts.MaxEventBytes}
 }
 
 // stream caches one stream's folded state so that a command does not read
@@ -563,6 +582,13 @@ func (s *Service) run(ctx context.Context, key events.Key, c call, decide func(*
 		if err := events.ChainSigned(st.last, batch, s.signer); err != nil {
 			return Outcome{}, err
 		}
+		if err := s.fits(batch); err != nil {
+			// The log would refuse it whole, whatever is sent again.
+			if st.last == nil {
+				s.forget(key, st)
+			}
+			return Outcome{}, err
+		}
 		if c.DryRun {
 			for i := range batch {
 				batch[i].Raw = nil
@@ -739,4 +765,16 @@ func badBody(name string, err error) error {
 		w = be.Words
 	}
 	return rules.Refuse("command", "command.bad_body", "%s: %s", name, w)
+}
+
+// fits refuses a batch with an event larger than the log stores
+// (Options.MaxEventBytes), naming it and both sizes.
+func (s *Service) fits(batch []events.Envelope) error {
+	for _, e := range batch {
+		if len(e.Raw) > s.maxEvent {
+			return rules.Refuse("command", "command.too_large", "its event %s would take %d bytes, the log stores at most %d: send less in one command", e.Type, len(e.Raw), s.maxEvent).
+				WithNumbers(map[string]float64{"bytes": float64(len(e.Raw)), "max": float64(s.maxEvent)})
+		}
+	}
+	return nil
 }

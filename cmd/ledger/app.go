@@ -210,7 +210,10 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 		opts.Logger.Error(lost.Error())
 	}
 	a.Service = campaign.NewService(events.Gate(a.Log, a.refusal, a.store.Check), a.Vault, campaign.Options{Retries: cfg.Retries, Entropy: opts.Entropy, Signer: k.Signer, Keys: a.Ring,
-		CachedStreams: cfg.Cache.Streams})
+		CachedStreams: cfg.Cache.Streams,
+		// The largest event the servers store: their largest message
+		// (max_payload, 1 MiB unless configured) less its headers.
+		MaxEventBytes: int(a.nc.MaxPayload()) - campaign.EventHeadroom})
 	doorLog := opts.Logger
 	if doorLog == nil {
 		// Discarded, as AppOptions says: the CLI says an error's cause
