@@ -300,18 +300,24 @@ func (sc *scan) pathOf(n int) string {
 
 // shortKey is a key as a path names it: at most rules.NameShown
 // characters, then "…" (a hostile body's keys are not echoed whole).
+// A character that is not printable or reorders text is written as its
+// code point (U+001B): a key is not said back to a terminal as it came.
 func shortKey(key []byte) string {
-	if utf8.RuneCount(key) <= rules.NameShown {
-		return string(key)
-	}
+	var b strings.Builder
 	n := 0
-	for i := range string(key) {
+	for _, r := range string(key) {
 		if n == rules.NameShown {
-			return string(key[:i]) + "…"
+			b.WriteString("…")
+			break
 		}
 		n++
+		if !unicode.IsPrint(r) || bidiControl(r) {
+			b.WriteString(codePoint(r))
+			continue
+		}
+		b.WriteRune(r)
 	}
-	return string(key)
+	return b.String()
 }
 
 // foldKey is a key as the decoder matches it to a field, lower case:

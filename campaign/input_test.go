@@ -113,6 +113,7 @@ func TestCheckBodySays(t *testing.T) {
 		`{"Path":[` + strings.TrimSuffix(strings.Repeat(`{"x":1,"y":2},`, 33), ",") + `]}`: "invalid Path: at most 32 waypoints",
 		`1e999`: "invalid command: a number between -100000 and 100000",
 		`{"reason":"` + strings.Repeat("\u200b", 300) + `"}`: "invalid reason: no visible character",
+		`{"\u001b]0;x\u0007\u202e":null}`:                    "invalid U+001B]0;xU+0007U+202E: null: give a value, or leave the field out",
 		`{"name":"   \u2060"}`:                               "invalid name: no visible character",
 		strings.Repeat("[", 33) + strings.Repeat("]", 33):    "invalid [0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested at most 32 deep",
 		`{"` + strings.Repeat("k", 100) + `":null}`:          "invalid " + strings.Repeat("k", rules.NameShown) + "…: null: give a value, or leave the field out",
