@@ -46,6 +46,10 @@ func (s *Service) addBattle(ctx context.Context, key events.Key, req call, cmd r
 		}
 	}
 	overlay, err := mergeOverlays(camp.Ruleset, "era: "+camp.Era+"\n", cb.Ruleset)
+	var tooLarge *rules.Refusal
+	if errors.As(err, &tooLarge) {
+		return err
+	}
 	if err != nil {
 		return rules.Refuse("ruleset", "ruleset.overlay", "%s", err.Error())
 	}
@@ -112,16 +116,65 @@ func (s *Service) addBattle(ctx context.Context, key events.Key, req call, cmd r
 // most: its key, ids, times, hashes and signature (about 700 bytes).
 const eventOverhead = 2 << 10
 
+// overlaySize refuses a ruleset overlay that says more than MaxRuleset
+// bytes once YAML's aliases are expanded, reading it as nodes (aliases not
+// expanded) and counting each node's expanded size once: an overlay of a
+// few kilobytes of aliases expanded to megabytes, and took seconds and
+// hundreds of megabytes of a server to say so.
+func overlaySize(o string) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(o), &doc); err != nil {
+		return fmt.Errorf("ruleset overlay: %w", err)
+	}
+	sizes := map[*yaml.Node]int{}
+	var size func(n *yaml.Node, depth int) int
+	size = func(n *yaml.Node, depth int) int {
+		if n == nil {
+			return 0
+		}
+		if s, ok := sizes[n]; ok {
+			return s
+		}
+		if depth > MaxDepth {
+			return MaxRuleset + 1
+		}
+		s := len(n.Value) + 2
+		switch n.Kind {
+		case yaml.AliasNode:
+			s = size(n.Alias, depth+1)
+		default:
+			for _, c := range n.Content {
+				if s += size(c, depth+1); s > MaxRuleset {
+					s = MaxRuleset + 1
+					break
+				}
+			}
+		}
+		sizes[n] = s
+		return s
+	}
+	if size(&doc, 0) > MaxRuleset {
+		return rules.Refuse("ruleset", "ruleset.too_large", "the ruleset overlay, its aliases expanded, is more than %d bytes", MaxRuleset).
+			WithNumbers(map[string]float64{"max": MaxRuleset})
+	}
+	return nil
+}
+
 // errAlreadyAdded says the campaign already lists a battle whose stream is
 // still empty.
 var errAlreadyAdded = errors.New("campaign: the battle is already in the campaign's list")
 
 // mergeOverlays deep-merges YAML overlays, later ones winning, into one.
+// An overlay whose aliases expand past MaxRuleset is refused before it is
+// expanded (overlaySize).
 func mergeOverlays(overlays ...string) (string, error) {
 	merged := map[string]any{}
 	for _, o := range overlays {
 		if o == "" {
 			continue
+		}
+		if err := overlaySize(o); err != nil {
+			return "", err
 		}
 		var m map[string]any
 		if err := yaml.Unmarshal([]byte(o), &m); err != nil {

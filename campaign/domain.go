@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -135,6 +136,10 @@ func decideCreate(s *State, c Create) (Created, error) {
 		seen[sd.ID] = true
 	}
 	if c.Ruleset != "" {
+		var tooLarge *rules.Refusal
+		if err := overlaySize(c.Ruleset); errors.As(err, &tooLarge) {
+			return Created{}, err
+		}
 		if _, err := rules.LoadRuleset(rules.DefaultRuleset(), []byte(c.Ruleset)); err != nil {
 			return Created{}, rules.Refuse("ruleset", "campaign.ruleset", "campaign ruleset overlay: %v", err)
 		}
