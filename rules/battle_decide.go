@@ -158,6 +158,9 @@ func decideDeploy(s *State, c *DeployArmy) ([]Event, *Refusal) {
 	}
 	ev := &ArmyDeployed{Side: c.Side, CInC: Commander{ID: ci.ID, Name: ci.Name, Rating: ci.Rating, Position: ci.Position, Gifted: ci.Gifted}}
 	var placed []DeployedUnit
+	// The units already on the table (the other side's), in order: sorted
+	// once, not for every unit placed.
+	deployed := s.sortedUnitIDs()
 	for _, b := range c.Brigades {
 		if r := claim(b.ID, "brigade"); r != nil {
 			return nil, r
@@ -227,7 +230,7 @@ func decideDeploy(s *State, c *DeployArmy) ([]Event, *Refusal) {
 					return nil, refuse("K.1", "overlap", "unit %s would overlap unit %s", u.ID, o.ID).with("separation", geom.Separation(base, o.Base))
 				}
 			}
-			for _, id := range s.sortedUnitIDs() {
+			for _, id := range deployed {
 				if o := s.Units[id]; o != nil && geom.Overlaps(base, o.Base) {
 					return nil, refuse("K.1", "overlap", "unit %s would overlap unit %s of side %s", u.ID, o.ID, o.Side).with("separation", geom.Separation(base, o.Base))
 				}

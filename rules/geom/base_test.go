@@ -148,3 +148,36 @@ func TestTranslateAdvanceInset(t *testing.T) {
 		t.Errorf("Inset(5) = %+v, want zero size", in)
 	}
 }
+
+// TestOverlapsSkipsOnlyApartBases: Overlaps's shortcut (centres further
+// apart than the bases' circumscribed circles) answers as the separating
+// axes do, on a grid of bases of several sizes, facings and distances,
+// touching and overlapping ones included.
+func TestOverlapsSkipsOnlyApartBases(t *testing.T) {
+	sizes := [][2]float64{{4, 1.5}, {1, 1}, {6, 0.5}, {0.2, 3}}
+	n := 0
+	for _, sa := range sizes {
+		for _, sb := range sizes {
+			for fa := 0.0; fa < 360; fa += 37 {
+				for fb := 0.0; fb < 360; fb += 53 {
+					for dx := -7.0; dx <= 7; dx += 0.35 {
+						for _, dy := range []float64{-2.3, -0.75, 0, 0.5, 1.9} {
+							a := Base{Center: Vec{X: 20, Y: 20}, Facing: fa, Width: sa[0], Depth: sa[1]}
+							b := Base{Center: Vec{X: 20 + dx, Y: 20 + dy}, Facing: fb, Width: sb[0], Depth: sb[1]}
+							want := satOverlap(a.frame(), b.frame()) > ContactTolerance
+							if got := Overlaps(a, b); got != want {
+								t.Fatalf("%+v and %+v: Overlaps %v, the separating axes %v", a, b, got, want)
+							}
+							if want {
+								n++
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no pair overlapped: the grid tests nothing")
+	}
+}

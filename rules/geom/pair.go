@@ -33,7 +33,22 @@ func Distance(a, b Base) float64 { return math.Max(0, Separation(a, b)) }
 // Overlaps reports whether two bases interpenetrate by more than
 // ContactTolerance. Bases flush against each other, or overlapping by less
 // than the tolerance, are Touching, not overlapping.
-func Overlaps(a, b Base) bool { return satOverlap(a.frame(), b.frame()) > ContactTolerance }
+func Overlaps(a, b Base) bool {
+	if apart(a, b) {
+		return false
+	}
+	return satOverlap(a.frame(), b.frame()) > ContactTolerance
+}
+
+// apart reports bases whose centres are further apart than their
+// circumscribed circles' radii together: they cannot overlap, and the
+// separating axes need not be tried (an army of thousands of units checks
+// every pair).
+func apart(a, b Base) bool {
+	dx, dy := a.Center.X-b.Center.X, a.Center.Y-b.Center.Y
+	r := math.Hypot(a.Width, a.Depth)/2 + math.Hypot(b.Width, b.Depth)/2
+	return dx*dx+dy*dy > r*r
+}
 
 // Touching reports base contact: the bases are within ContactTolerance of
 // each other (gap or overlap) and do not overlap.
