@@ -368,9 +368,9 @@ SIGTERM or an interrupt shuts it down gracefully.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "ledger: serving %s (data %s); the CLI on this machine goes through %s; stop with Ctrl-C\n", s.URL, cfg.DataDir, s.Door)
+			fmt.Fprintln(c.stdout, c.words().t("serve.serving", "url", s.URL, "data", cfg.DataDir, "door", s.Door))
 			if len(s.Reach) > 0 {
-				fmt.Fprintf(c.stdout, "ledger: the tablets reach it at %s\n", strings.Join(s.Reach, ", "))
+				fmt.Fprintln(c.stdout, c.words().t("serve.reach", "urls", strings.Join(s.Reach, ", ")))
 			}
 			if usage := s.App.NATSToolsUsage(); usage != "" {
 				fmt.Fprintln(c.stdout, usage)

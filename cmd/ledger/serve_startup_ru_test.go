@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestServeStartupSaidInRussian: a server that cannot start says why and
@@ -83,5 +84,41 @@ func TestServeStartupSaidInRussian(t *testing.T) {
 	} {
 		code, errs := serve(lang, "--data", dir, "--addr", "127.0.0.1:0")
 		check("folder served", lang, code, errs, append(want, "ledger serve since ")...)
+	}
+}
+
+// TestServeSaysWhereInRussian: a server that starts says where it serves,
+// where its data is and how the CLI reaches it in the user's language
+// (before: English whatever the language), and in English as docs/club.md
+// shows it.
+func TestServeSaysWhereInRussian(t *testing.T) {
+	for lang, want := range map[string]string{
+		"en": "ledger: serving http://127.0.0.1:",
+		"ru": "ledger: сервер работает на http://127.0.0.1:",
+	} {
+		t.Setenv("LEDGER_LANG", lang)
+		t.Setenv("LEDGER_HTTP_ADMIN_TOKEN", "club-admin-token-0123456789")
+		dir := t.TempDir()
+		ctx, stop := context.WithCancel(context.Background())
+		var out, errb syncBuffer
+		done := make(chan int, 1)
+		go func() {
+			done <- Main(ctx, []string{"serve", "--data", dir, "--addr", "127.0.0.1:0"}, strings.NewReader(""), &out, &errb)
+		}()
+		deadline := time.Now().Add(60 * time.Second)
+		for !strings.Contains(out.String(), "Ctrl-C") && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		stop()
+		<-done
+		first, _, _ := strings.Cut(out.String(), "\n")
+		if !strings.HasPrefix(first, want) || !strings.Contains(first, dir) || !strings.HasSuffix(first, "Ctrl-C") {
+			t.Errorf("%s: serve said %q, want it to start %q and name %s", lang, first, want, dir)
+		}
+		if lang == "ru" {
+			if m := regexp.MustCompile(`serving|the CLI|goes through|stop with`).FindString(first); m != "" {
+				t.Errorf("ru: English %q left in %q", m, first)
+			}
+		}
 	}
 }
