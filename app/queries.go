@@ -294,15 +294,8 @@ func (s *Session) Odds(ctx context.Context, key events.Key, q OddsQuery) (rules.
 	}
 	vars.Measurement = st.Measurement
 	res, err := rules.Odds(st, cmd)
-	if err == nil && s.lang != "en" && s.l.cat != nil && len(res.Modifiers) > 0 {
-		// Each modifier's reason in the caller's language, from its words.
-		res.ReasonsSaid = make([]string, len(res.Modifiers))
-		for i, m := range res.Modifiers {
-			res.ReasonsSaid[i] = m.Reason
-			if out, ok := s.l.cat.Said(s.lang, "phrase.modifier", m.Words, m.Reason); ok {
-				res.ReasonsSaid[i] = out
-			}
-		}
+	if err == nil {
+		s.reasonsSaid(&res)
 	}
 	return res, s.fail(err, vars)
 }
@@ -480,45 +473,6 @@ func (s *Session) Audit(ctx context.Context, key events.Key, opt AuditOptions) (
 		evs = shown
 	}
 	return s.auditWords(audit.Verify(evs, ao)), nil
-}
-
-// said says english, printed from w, in the caller's language (i18n, by
-// its format among family's): "" in English, or where no entry says it.
-func (s *Session) said(family string, w events.Words, english string) string {
-	if s.lang == "en" || s.l.cat == nil {
-		return ""
-	}
-	words, _ := audit.SayValue(w).(rules.Words)
-	if out, ok := s.l.cat.Said(s.lang, family, words, english); ok {
-		return out
-	}
-	return ""
-}
-
-// auditWords puts an audit's words (each check's title and summary, each
-// finding's message) in the caller's language, once, at the door, so that
-// the page's audit card, the API and the CLI say the same: said from the
-// format and values Verify printed them from (SummaryWords, Words); what
-// has no Russian in the catalogue stays as Verify wrote it.
-func (s *Session) auditWords(r *audit.Report) *audit.Report {
-	if s.lang == "en" || s.l.cat == nil {
-		return r
-	}
-	r.Lang = s.lang
-	for i := range r.Checks {
-		ch := &r.Checks[i]
-		ch.Title = s.l.cat.Term(s.lang, "check_title", ch.ID)
-		if out, ok := s.l.cat.Said(s.lang, "phrase.audit.summary", ch.SummaryWords, ch.Summary); ok {
-			ch.Summary = out
-		}
-		for j := range ch.Findings {
-			f := &ch.Findings[j]
-			if out, ok := s.l.cat.Said(s.lang, "phrase.audit.finding", f.Words, f.Message); ok {
-				f.Message = out
-			}
-		}
-	}
-	return r
 }
 
 // isHeadHash says whether h is written as an event's hash, or the start of
