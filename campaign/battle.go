@@ -75,8 +75,7 @@ func (s *Service) addBattle(ctx context.Context, key events.Key, req call, cmd r
 			return err
 		}
 		if n := len(payload) + eventOverhead; n > s.maxEvent {
-			return rules.Refuse("command", "command.too_large", "its event %s would take %d bytes, the log stores at most %d: send less in one command", ev.EventType(), n, s.maxEvent).
-				WithNumbers(map[string]float64{"bytes": float64(n), "max": float64(s.maxEvent)})
+			return s.tooLarge(ev.EventType(), n)
 		}
 	}
 	battle, _, err := s.State(ctx, key)

@@ -772,9 +772,15 @@ func badBody(name string, err error) error {
 func (s *Service) fits(batch []events.Envelope) error {
 	for _, e := range batch {
 		if len(e.Raw) > s.maxEvent {
-			return rules.Refuse("command", "command.too_large", "its event %s would take %d bytes, the log stores at most %d: send less in one command", e.Type, len(e.Raw), s.maxEvent).
-				WithNumbers(map[string]float64{"bytes": float64(len(e.Raw)), "max": float64(s.maxEvent)})
+			return s.tooLarge(e.Type, len(e.Raw))
 		}
 	}
 	return nil
+}
+
+// tooLarge is the refusal of a command whose event typ would take n bytes,
+// more than the log stores.
+func (s *Service) tooLarge(typ string, n int) *rules.Refusal {
+	return rules.Refuse("command", "command.too_large", "its event %s would take %d bytes, the log stores at most %d: send less in one command", typ, n, s.maxEvent).
+		WithNumbers(map[string]float64{"bytes": float64(n), "max": float64(s.maxEvent)})
 }
