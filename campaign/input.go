@@ -61,9 +61,10 @@ const (
 	kindRuleset
 )
 
-// kindOf classifies a field by its name (the last key of its path).
-func kindOf(key string) fieldKind {
-	switch key {
+// kindOf classifies a field by its name (the last key of its path), as
+// foldKey folds it.
+func kindOf(key []byte) fieldKind {
+	switch string(key) {
 	case "id", "unit", "units", "general", "brigade", "target", "side", "player", "campaign", "battle",
 		"on_road", "attached_to", "objective", "march", "first_side", "command_id", "attach_to", "leader":
 		return kindID
@@ -148,9 +149,10 @@ type scan struct {
 	// keys holds each open object's key being read, one after another
 	// (scanned.key): only the innermost object's changes.
 	keys []byte
-	// text is a string's text once its escapes are read.
-	text   []byte
-	broken error
+	// text is a string's text once its escapes are read; folded a key's
+	// folded (foldKey).
+	text, folded []byte
+	broken       error
 }
 
 // scanned is one object or list being read.
@@ -230,8 +232,8 @@ func (sc *scan) scalar(kind jsontext.Kind, raw jsontext.Value) (done bool) {
 		sc.keys = append(sc.keys[:top.key[0]], text...)
 		top.key[1] = len(sc.keys)
 		top.wantKey = false
-		folded := foldKey(text)
-		top.kind, top.waypoints = kindOf(folded), folded == "path"
+		sc.folded = foldKey(sc.folded[:0], text)
+		top.kind, top.waypoints = kindOf(sc.folded), string(sc.folded) == "path"
 		return false
 	}
 	k, _ := sc.at()
@@ -320,26 +322,24 @@ func shortKey(key []byte) string {
 	return b.String()
 }
 
-// foldKey is a key as the decoder matches it to a field, lower case:
-// encoding/json (and rules' decoding, by its semantics) folds each letter
-// to upper case its lower case's ("ſ" is "S"), and matches any case.
-func foldKey(key []byte) string {
-	var b strings.Builder
-	b.Grow(len(key))
+// foldKey appends to dst key as the decoder matches it to a field, lower
+// case: encoding/json (and rules' decoding, by its semantics) folds each
+// letter to upper case its lower case's ("ſ" is "S"), and matches any case.
+func foldKey(dst, key []byte) []byte {
 	for i := 0; i < len(key); {
 		if c := key[i]; c < utf8.RuneSelf {
 			if 'A' <= c && c <= 'Z' {
 				c += 'a' - 'A'
 			}
-			b.WriteByte(c)
+			dst = append(dst, c)
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRune(key[i:])
-		b.WriteRune(unicode.ToLower(unicode.ToUpper(unicode.ToLower(r))))
+		dst = utf8.AppendRune(dst, unicode.ToLower(unicode.ToUpper(unicode.ToLower(r))))
 		i += n
 	}
-	return b.String()
+	return dst
 }
 
 // limit is a string's broken limit, in words: Invalid's format and values.

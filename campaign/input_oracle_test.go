@@ -61,7 +61,7 @@ func oldCheckValue(path, key string, v any) error {
 			return Invalid(path, "a number between -%d and %d", MaxCoordinate, MaxCoordinate)
 		}
 	case string:
-		return oldCheckString(path, kindOf(key), x)
+		return oldCheckString(path, kindOf([]byte(key)), x)
 	}
 	return nil
 }
