@@ -259,6 +259,9 @@ func TestBrowserDisputeRuling(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`#disputes textarea[name="ruling-1"]`), "the dice read 3 and 3"),
 		chromedp.Click(chromedp.CSS(`#disputes button.dismiss`)),
 		chromedp.WaitVisible(chromedp.CSS(`#disputes li.dispute.s-dismissed[data-dispute="1"]`)),
+		// The list is drawn again as the ruling's event arrives: wait for
+		// the drawing that shows the ruling, not the instant between two.
+		void(chromedp.Poll[bool](`(document.querySelector('#disputes li.dispute[data-dispute="1"]') || {}).textContent?.includes("the dice read 3 and 3") || false`)),
 	)
 	if err != nil {
 		t.Fatalf("browser: %v", err)
