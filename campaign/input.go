@@ -385,18 +385,34 @@ func checkString(kind fieldKind, s []byte) *limit {
 			return &limit{"bidirectional control character %s is not allowed", []any{codePoint(r)}}
 		case kind == kindID && !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.", r)):
 			return &limit{"an identifier is letters, digits, '-', '_' or '.' (not %s), at most %d", []any{codePoint(r), MaxID}}
-		case (kind == kindText || kind == kindRuleset) && (r == '\n' || r == '\t' || r == '\r'):
-		case unicode.IsControl(r):
+		case (kind == kindText || kind == kindRuleset) && (r == '\n' || r == '\t' || r == '\r' || r == '\u2028' || r == '\u2029'):
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			// The line and paragraph separators break a line as '\n'
+			// does: only free text has lines.
 			return &limit{"control character %s is not allowed", []any{codePoint(r)}}
 		}
-		visible = visible || (unicode.IsGraphic(r) && !unicode.IsSpace(r))
+		visible = visible || shows(r)
 	}
 	if !visible {
-		// Only spaces and invisible characters (U+200B, U+2060, ...): a
+		// Only spaces, invisible characters (U+200B, U+2060, ...), marks
+		// with nothing to sit on and blank fillers (U+3164, U+2800): a
 		// name or a reason no one can read.
 		return &limit{"no visible character", nil}
 	}
 	return nil
+}
+
+// shows reports whether r is drawn as something a reader sees on its own:
+// not a space, a control or format character (U+200B), a default-ignorable
+// code point (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, U+034F,
+// U+17B4), a variation selector (U+FE0F, U+180B), a mark (U+0301: it
+// shows only on a character that shows) or the Braille blank U+2800.
+func shows(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r > ' ' && r < 0x7F
+	}
+	return unicode.IsGraphic(r) && !unicode.IsSpace(r) && !unicode.IsMark(r) && r != '\u2800' &&
+		!unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
 }
 
 // codePoint names a character by its code point, U+202E.

@@ -35,6 +35,9 @@ var checkBodyCases = []string{
 	`{"id":"\ud800\ud800"}`, `{"id":"\ud800\udc00"}`, `{"id":"\udc00\ud800x"}`, `{"a":"\/\b\f\n\r\t\"\\"}`, `{"text":"\u2028\t"}`,
 	`{"a":truex}`, `{"a":nul}`, `[1 2]`, `{"a" : [ 1 , null ] }`, ` {"a":-0.0e-0}`, `{"a":.5}`, `{"a":+1}`, `{"a":0x10}`,
 	`{"to":{"x":1e9},"to":{"y":12}}`, `{"Name":"` + strings.Repeat("n", 101) + `"}`, `{"\u017fide":"a b"}`, `{"S\u0069de":"a b"}`,
+	`{"name":"\u3164\u115f\u1160\uffa0"}`, `{"name":"\u2800"}`, `{"title":"\u034f\ufe0f\udb40\udd00"}`, `{"reason":"\u180b\u180f\u17b4\u17b5"}`,
+	`{"note":"\u0301\u0301"}`, `{"name":"Ney\u3164"}`, `{"name":"e\u0301"}`, `{"name":"\u2764\ufe0f"}`, `{"name":"Ney\u2028Murat"}`,
+	`{"reason":"one\u2028two\u2029three"}`, `{"seed":"a\u2029"}`, `{"units":[{"name":"\u3164"}]}`,
 	strings.Repeat("[", 32) + strings.Repeat("]", 32),
 	strings.Repeat("[", 33) + strings.Repeat("]", 33),
 	strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
@@ -195,5 +198,79 @@ func BenchmarkCheckBody(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// invisibleCases are names and free text made only of characters that
+// show nothing: fillers that draw as a blank (Hangul fillers, the Braille
+// blank), default-ignorable code points, variation selectors and marks
+// with nothing to sit on (found by this round's tester, each accepted
+// before as "a visible character").
+var invisibleCases = []string{
+	"\u3164", "\u3164\u3164\u3164", "\u115f", "\u1160", "\u115f\u1160", "\uffa0",
+	"\u2800", "\u2800 \u2800", "\u034f", "\ufe00", "\ufe0f", "\ufe0f\ufe0e",
+	"\U000e0100", "\U000e01ef", "\u180b", "\u180c\u180d", "\u180f", "\u17b4", "\u17b5",
+	"\u0301", "\u0301\u0301\u0301", " \u0301 ", "\u3164\u200b\u2060\u00ad",
+	"\u3000\u3164", "\ufeff\u2800", "\u180e", "\U000e0020\U000e007f",
+}
+
+// visibleCases are real names and text that stay accepted: any script,
+// accents precomposed or combining, an emoji with its variation
+// selector, and a visible letter among fillers.
+var visibleCases = []string{
+	"Ney", "Ney\u3164", "\u3164Ney", "\u2800x", "Багратион", "Κολοκοτρώνης", "拿破仑",
+	"محمد علي", "Masséna", "Masse\u0301na", "e\u0301", "\u2764\ufe0f", "\u2764",
+	"\u0928\u0947", "Davout\u200b", "A\U000e0100", "한국", "\u1100\u1161",
+}
+
+// TestCheckBodyInvisible: a name or free text of only spaces, controls,
+// default-ignorable code points, marks and blank fillers is refused as
+// "no visible character"; a line or paragraph separator (U+2028, U+2029)
+// is refused in a name as a newline is, and allowed in free text as a
+// newline is; real names and text in any script stay accepted.
+func TestCheckBodyInvisible(t *testing.T) {
+	body := func(field, s string) []byte {
+		b, err := json.Marshal(map[string]string{field: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	refused := func(field, s, format string) {
+		t.Helper()
+		err := CheckBody(body(field, s))
+		ii, ok := err.(*InvalidInput)
+		if !ok || ii.Field != field || ii.Why.Format != format {
+			t.Errorf("%s %+q: %v, want %q", field, s, err, format)
+		}
+	}
+	accepted := func(field, s string) {
+		t.Helper()
+		if err := CheckBody(body(field, s)); err != nil {
+			t.Errorf("%s %+q: %v, want accepted", field, s, err)
+		}
+	}
+	for _, field := range []string{"name", "title", "reason", "note"} {
+		for _, s := range invisibleCases {
+			refused(field, s, "no visible character")
+		}
+		for _, s := range visibleCases {
+			accepted(field, s)
+		}
+	}
+	for _, s := range []string{"Ney\u2028Murat", "Ney\u2029", "\u2028", "\u2029Ney"} {
+		for _, field := range []string{"name", "title", "other", "seed"} {
+			refused(field, s, "control character %s is not allowed")
+		}
+		if err := CheckBody(body("name", s)); err == nil || !strings.Contains(err.Error(), "control character U+202") {
+			t.Errorf("name %+q: %v, want the separator named", s, err)
+		}
+	}
+	for _, s := range []string{"first line\u2028second", "a paragraph\u2029another"} {
+		accepted("reason", s)
+		accepted("note", s)
+	}
+	for _, s := range []string{"\u2028", "\u2029\u2028 \u3164"} {
+		refused("reason", s, "no visible character")
 	}
 }
