@@ -48,6 +48,11 @@ func TestRunMeasuresEveryFigure(t *testing.T) {
 		res.RebuildRead <= 0 || res.RebuildWrite <= 0 || res.Read.N == 0 || len(res.Append) == 0 || !res.Sync || res.Seconds <= 0 {
 		t.Fatalf("bench result %+v", res)
 	}
+	// Both runs decode every event, so both allocate; the rebuild more,
+	// since it also folds and writes what it decoded.
+	if res.RawReadSpent.Objects <= 0 || res.RebuildSpent.Objects <= res.RawReadSpent.Objects || res.RebuildSpent.Bytes <= 0 {
+		t.Errorf("allocations per event: rebuild %+v, raw read %+v", res.RebuildSpent, res.RawReadSpent)
+	}
 	for _, name := range []string{"order.give", "unit.move", "phase.end"} {
 		if l := res.ByName[name]; l.N == 0 || l.P99 < l.P50 || l.Max < l.P99 {
 			t.Errorf("%s: %+v", name, l)
@@ -69,7 +74,7 @@ func TestRunMeasuresEveryFigure(t *testing.T) {
 		"command path, one battle, embedded server, fsync per write (sync_always): 16 commands",
 		"command (decode, decide, append+ack)", "command + projected", "order.give", "unit.move", "phase.end",
 		"append of 1 event (plain publish)", "read before deciding", "best of 2 interleaved rounds",
-		"rebuild/raw read", "rebuild/raw write", "peak heap growth", "bench took",
+		"rebuild/raw read", "rebuild/raw write", "peak heap growth", "heap allocations per event, rebuild / raw read", "bench took",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("printed figures lack %q:\n%s", want, &out)
