@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
@@ -147,14 +148,25 @@ func (e *Envelope) Encode() ([]byte, error) {
 // implementation takes half the time and a tenth of the allocations
 // (BenchmarkDecode). TestDecodeAgreesWithEncodingJSON holds it to the
 // standard library's results.
+//
+// It decodes in one pass: encoding/json first checks the whole input's
+// syntax and then decodes it again (the v1 option
+// ReportErrorsWithLegacySemantics); here a syntax error stops the decoding
+// where it is found, and the half-decoded envelope is dropped, so the same
+// inputs are accepted and refused (FuzzDecodeAgrees) with one scan instead
+// of two (BenchmarkDecode: 3.5-4.5 µs before, as measured on 2026-12-06).
 func Decode(raw []byte) (Envelope, error) {
 	var e Envelope
-	if err := jsonv1.Unmarshal(raw, &e); err != nil {
+	if err := jsonv2.Unmarshal(raw, &e, decodeOptions); err != nil {
 		return Envelope{}, fmt.Errorf("decode event: %w", err)
 	}
 	e.Raw = raw
 	return e, nil
 }
+
+// decodeOptions are encoding/json's semantics but for its second scan of
+// the input (see Decode).
+var decodeOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false))
 
 // Hash returns the hex SHA-256 of a stored message: what the next event of the
 // stream carries as PrevHash.

@@ -12,6 +12,7 @@ import (
 	"io"
 	"sort"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
@@ -266,6 +267,10 @@ func EventTypes() []EventType {
 	return out
 }
 
+// decodeOptions are encoding/json's semantics but for its second scan of
+// the input, as events.Decode has them.
+var decodeOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false))
+
 // DecodeEvent decodes a stored payload. It is tolerant of unknown fields (a
 // newer writer), unlike DecodeCommand.
 func DecodeEvent(typ string, payload []byte) (Event, error) {
@@ -274,8 +279,9 @@ func DecodeEvent(typ string, payload []byte) (Event, error) {
 		return nil, fmt.Errorf("unknown event type %q", typ)
 	}
 	e := i.new()
-	// encoding/json's semantics, decoded as events.Decode decodes (see there).
-	if err := jsonv1.Unmarshal(payload, e); err != nil {
+	// encoding/json's semantics, decoded as events.Decode decodes (see
+	// there): in one scan, not a syntax check first and a decoding after.
+	if err := jsonv2.Unmarshal(payload, e, decodeOptions); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", typ, err)
 	}
 	return e, nil
