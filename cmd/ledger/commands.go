@@ -533,7 +533,7 @@ func (c *cli) doCommand() *cobra.Command {
 			case jsonBody != "":
 				var m map[string]any
 				if err := json.Unmarshal([]byte(jsonBody), &m); err != nil {
-					return usagef("--json: %v", err)
+					return usagef("--json: %v", jsonWords(err))
 				}
 				body = m
 			case file != "":

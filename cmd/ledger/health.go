@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/clubledger/ledger/rules"
 )
 
 func init() {
@@ -69,13 +71,13 @@ healthcheck.`,
 			}
 			res, err := client.Do(req)
 			if err != nil {
-				return fmt.Errorf("not ready: %s does not answer: %w", url, err)
+				return healthWords(url, err)
 			}
 			defer res.Body.Close()
 			body, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
 			fmt.Fprintln(c.stdout, strings.TrimSpace(string(body)))
 			if res.StatusCode != http.StatusOK {
-				return fmt.Errorf("not ready: %s/readyz answered %s", strings.TrimSuffix(url, "/"), res.Status)
+				return said(errNotReady, rules.Words{Format: "not ready: %s/readyz answered %s", Args: []any{strings.TrimSuffix(url, "/"), res.Status}})
 			}
 			return nil
 		},

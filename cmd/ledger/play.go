@@ -41,7 +41,7 @@ docs/scenario-format.md.`,
 			for _, path := range args {
 				sc, err := campaign.LoadScenario(path)
 				if err != nil {
-					return err
+					return scenarioWords(path, err)
 				}
 				if err := c.playScenario(api, sc); err != nil {
 					return err

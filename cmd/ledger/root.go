@@ -364,7 +364,7 @@ func (c *cli) loadConfig(cmd *cobra.Command) error {
 	}
 	c.v.SetConfigFile(path)
 	if err := c.v.ReadInConfig(); err != nil {
-		return fmt.Errorf("config %s: %w", path, err)
+		return configOpenWords(path, err)
 	}
 	// A key the ledger does not know is a typo, never ignored.
 	file := viper.New()
