@@ -192,7 +192,7 @@ func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, err
 	}
 	a.Keys, a.Ring = k, k.Keyring()
 	if created && opts.Logger != nil {
-		opts.Logger.Info("made the ledger's key file: keep a copy apart from the data folder (docs/audit.md)", "path", keyPath, "key", k.Signer.Fingerprint())
+		opts.Logger.Info(langWords(cfg.Lang).t("keys.made"), "path", keyPath, "key", k.Signer.Fingerprint())
 	}
 	vault, err := ledgerjs.OpenVault(openCtx, js, vaultCfg)
 	if err != nil {
@@ -279,14 +279,24 @@ func operatorCaller(token, lang string) app.Caller {
 	return app.Caller{Operator: "operator", Lang: lang}
 }
 
-// NATSToolsUsage says how to read the log with the nats CLI through the
-// embedded server's listening port (nats.listen) as the read-only tools
-// user; "" when there is none. `ledger serve` prints it.
-func (a *App) NATSToolsUsage() string {
+// NATSToolsUsage says in lang how to read the log with the nats CLI
+// through the embedded server's listening port (nats.listen) as the
+// read-only tools user (cli.serve.nats_tools; in English as
+// jetstream.ToolsUsage says it); "" when there is none. `ledger serve`
+// prints it.
+func (a *App) NATSToolsUsage(w words) string {
 	if a.embedded == nil {
 		return ""
 	}
-	return a.embedded.ToolsUsage()
+	url := a.embedded.ClientURL()
+	if url == "" {
+		return ""
+	}
+	file := a.embedded.Credentials().PasswordFile(ledgerjs.UserTools)
+	if abs, err := filepath.Abs(file); err == nil {
+		file = abs
+	}
+	return w.t("serve.nats_tools", "url", url, "user", ledgerjs.UserTools, "file", file, "inbox", ledgerjs.ToolsInboxPrefix)
 }
 
 // CatchUp applies every event of the log to the projection.

@@ -372,7 +372,7 @@ SIGTERM or an interrupt shuts it down gracefully.`,
 			if len(s.Reach) > 0 {
 				fmt.Fprintln(c.stdout, c.words().t("serve.reach", "urls", strings.Join(s.Reach, ", ")))
 			}
-			if usage := s.App.NATSToolsUsage(); usage != "" {
+			if usage := s.App.NATSToolsUsage(c.words()); usage != "" {
 				fmt.Fprintln(c.stdout, usage)
 			}
 			return s.Wait()

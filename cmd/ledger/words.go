@@ -27,8 +27,11 @@ type words struct {
 }
 
 // words returns the CLI's texts in the configured language.
-func (c *cli) words() words {
-	lang := c.lang()
+func (c *cli) words() words { return langWords(c.lang()) }
+
+// langWords returns the CLI's texts in lang (English when the catalogues
+// do not have it).
+func langWords(lang string) words {
 	if !i18n.Supported(lang) {
 		lang = "en"
 	}
