@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"net"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,13 +16,7 @@ import (
 // after "ошибка:"). In English each is word for word as before.
 func TestCausesSaidInRussian(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := writeIn(t, dir)
 	bad := write("bad.yaml", "campaign: c1\nsteps:\n  - do: [unclosed\n")
 	unknown := write("unknown.yaml", "campaign: c1\nbogus: 1\nsteps: []\n")
 	missing := filepath.Join(dir, "missing.yaml")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -34,13 +33,7 @@ func TestRussianCLI(t *testing.T) {
 
 	// A battle in progress beside it, in centimetres, with a refusal.
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := writeIn(t, dir)
 	c.ok("battle", "create", "danube-1809/essling", "--file", write("b.yaml", "name: Essling\nmeasurement: cm\ntable: {width: 180, depth: 120}\nfirst_side: austrians\n"))
 	c.ok("battle", "deploy", "danube-1809/essling", "--side", "french", "--file", write("fr.yaml", `c_in_c: {id: massena, name: Massena, rating: 8, position: {x: 90, y: 110}}
 brigades:

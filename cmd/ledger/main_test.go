@@ -78,13 +78,7 @@ func TestCommandsAndExitCodes(t *testing.T) {
 	c := newCLI(t)
 	c.ok("campaign", "create", "pen", "--name", "Peninsula", "--side", "french:France:france", "--side", "british:Britain:britain")
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := writeIn(t, dir)
 	battle := write("battle.yaml", "name: Talavera\nmeasurement: cm\ntable: {width: 180, depth: 120}\nfirst_side: british\n")
 	c.ok("battle", "create", "pen/talavera", "--file", battle)
 	fr := write("fr.yaml", `c_in_c: {id: victor, name: Victor, rating: 8, position: {x: 90, y: 110}}
@@ -235,5 +229,19 @@ func TestScenarios(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// writeIn returns a function that writes a file of body named name in
+// dir and returns its path, failing t if it cannot.
+func writeIn(t *testing.T, dir string) func(name, body string) string {
+	t.Helper()
+	return func(name, body string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,13 +14,7 @@ func TestOddsModifiersInRussian(t *testing.T) {
 	c := newCLI(t)
 	c.cfg.Lang = "ru"
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := writeIn(t, dir)
 	c.ok("campaign", "create", "danube-1809", "--name", "D", "--side", "french:France:france", "--side", "austrians:Austria:austria")
 	c.ok("battle", "create", "danube-1809/essling", "--file", write("b.yaml", "name: Essling\nmeasurement: cm\ntable: {width: 180, depth: 120}\nfirst_side: austrians\n"))
 	c.ok("battle", "deploy", "danube-1809/essling", "--side", "french", "--file", write("fr.yaml", `c_in_c: {id: massena, name: Massena, rating: 8, position: {x: 90, y: 110}}
