@@ -83,7 +83,9 @@ func kindOf(key []byte) fieldKind {
 // CheckBody checks every value of a command's JSON body against the
 // limits: valid UTF-8, no null, nesting within MaxDepth, lists within
 // MaxPath (a path's waypoints) or MaxList, numbers finite and within
-// MaxCoordinate, identifiers of letters, digits, '-', '_' or '.', names and
+// MaxCoordinate, identifiers of letters, digits, '-', '_' or '.' that all
+// show, their letters of one script, no two of a body differing only in
+// case ("33-ligne", "33-LIGNE"), names and
 // text without control characters (free text may break lines) or
 // bidirectional overrides, each within its length. The error names the
 // field and the limit, never echoes the value.
@@ -152,7 +154,9 @@ type scan struct {
 	// text is a string's text once its escapes are read; folded a key's
 	// folded (foldKey).
 	text, folded []byte
-	broken       error
+	// ids are the identifiers read, by their folded case (foldID).
+	ids    map[string]string
+	broken error
 }
 
 // scanned is one object or list being read.
@@ -237,10 +241,33 @@ func (sc *scan) scalar(kind jsontext.Kind, raw jsontext.Value) (done bool) {
 		return false
 	}
 	k, _ := sc.at()
-	if l := checkString(k, text); l != nil {
+	l := checkString(k, text)
+	if l == nil && k == kindID {
+		l = sc.sameID(text)
+	}
+	if l != nil {
 		return sc.stop(Invalid(sc.here(), l.format, l.args...))
 	}
 	return sc.value()
+}
+
+// sameID refuses an identifier that differs from one read before in the
+// body only in case ("33-ligne" and "33-LIGNE" in one army.deploy): the
+// same id given twice is the command's to judge (a unit named by an order
+// and by its target), but two that read alike name two things.
+func (sc *scan) sameID(id []byte) *limit {
+	sc.folded = foldID(sc.folded[:0], id)
+	if prev, ok := sc.ids[string(sc.folded)]; ok {
+		if prev != string(id) {
+			return &limit{"identifiers %q and %q differ only in case", []any{prev, string(id)}}
+		}
+		return nil
+	}
+	if sc.ids == nil {
+		sc.ids = map[string]string{}
+	}
+	sc.ids[string(sc.folded)] = string(id)
+	return nil
 }
 
 // stop ends the scan at the first limit broken.
@@ -372,6 +399,9 @@ func checkString(kind fieldKind, s []byte) *limit {
 		return &limit{"at most %d characters (%d given)", []any{most, n}}
 	}
 	visible := len(s) == 0 || (kind != kindName && kind != kindText)
+	// An identifier's first letter and its script (scriptOf).
+	var first rune
+	var firstScript *unicode.RangeTable
 	for i := 0; i < len(s); {
 		r, size := rune(s[i]), 1
 		if r >= utf8.RuneSelf {
@@ -385,6 +415,17 @@ func checkString(kind fieldKind, s []byte) *limit {
 			return &limit{"bidirectional control character %s is not allowed", []any{codePoint(r)}}
 		case kind == kindID && !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.", r)):
 			return &limit{"an identifier is letters, digits, '-', '_' or '.' (not %s), at most %d", []any{codePoint(r), MaxID}}
+		case kind == kindID && !shows(r):
+			// A letter that shows blank (the Hangul filler U+3164): two
+			// ids would read alike.
+			return &limit{"every character of an identifier shows (not %s)", []any{codePoint(r)}}
+		case kind == kindID && unicode.IsLetter(r):
+			if sc := scriptOf(r); first == 0 {
+				first, firstScript = r, sc
+			} else if sc != firstScript {
+				// "33-lignе" with a Cyrillic 'е' reads as "33-ligne".
+				return &limit{"an identifier's letters are of one script (not %s and %s)", []any{codePoint(first), codePoint(r)}}
+			}
 		case (kind == kindText || kind == kindRuleset) && (r == '\n' || r == '\t' || r == '\r' || r == '\u2028' || r == '\u2029'):
 		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
 			// The line and paragraph separators break a line as '\n'
@@ -413,6 +454,45 @@ func shows(r rune) bool {
 	}
 	return unicode.IsGraphic(r) && !unicode.IsSpace(r) && !unicode.IsMark(r) && r != '\u2800' &&
 		!unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
+}
+
+// scripts are the scripts an identifier's letters are looked up in first;
+// any other letter's is found in unicode.Scripts.
+var scripts = []*unicode.RangeTable{unicode.Latin, unicode.Cyrillic, unicode.Greek, unicode.Han, unicode.Hiragana, unicode.Katakana,
+	unicode.Hangul, unicode.Arabic, unicode.Hebrew, unicode.Armenian, unicode.Georgian}
+
+// scriptOf is the script of a letter (unicode.Latin, unicode.Cyrillic,
+// ...): Japanese writing's Hiragana and Katakana count as Han, which they
+// are written with; nil for a letter of no script.
+func scriptOf(r rune) *unicode.RangeTable {
+	for _, t := range scripts {
+		if unicode.Is(t, r) {
+			if t == unicode.Hiragana || t == unicode.Katakana {
+				return unicode.Han
+			}
+			return t
+		}
+	}
+	for _, t := range unicode.Scripts {
+		if unicode.Is(t, r) {
+			return t
+		}
+	}
+	return nil
+}
+
+// foldID appends to dst an identifier as its case folds: each character
+// the least of its case orbit (unicode.SimpleFold), so that two ids fold
+// alike exactly when strings.EqualFold says they are equal.
+func foldID(dst, id []byte) []byte {
+	for _, r := range string(id) {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		dst = utf8.AppendRune(dst, least)
+	}
+	return dst
 }
 
 // codePoint names a character by its code point, U+202E.

@@ -38,6 +38,7 @@ var checkBodyCases = []string{
 	`{"name":"\u3164\u115f\u1160\uffa0"}`, `{"name":"\u2800"}`, `{"title":"\u034f\ufe0f\udb40\udd00"}`, `{"reason":"\u180b\u180f\u17b4\u17b5"}`,
 	`{"note":"\u0301\u0301"}`, `{"name":"Ney\u3164"}`, `{"name":"e\u0301"}`, `{"name":"\u2764\ufe0f"}`, `{"name":"Ney\u2028Murat"}`,
 	`{"reason":"one\u2028two\u2029three"}`, `{"seed":"a\u2029"}`, `{"units":[{"name":"\u3164"}]}`,
+	`{"unit":"\u3164"}`, `{"unit":"33-lign\u0435"}`, `{"units":["33-ligne","33-LIGNE"]}`, `{"unit":"\u0430b","target":"AB"}`,
 	strings.Repeat("[", 32) + strings.Repeat("]", 32),
 	strings.Repeat("[", 33) + strings.Repeat("]", 33),
 	strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
@@ -272,5 +273,45 @@ func TestCheckBodyInvisible(t *testing.T) {
 	}
 	for _, s := range []string{"\u2028", "\u2029\u2028 \u3164"} {
 		refused("reason", s, "no visible character")
+	}
+}
+
+// deployBody is an army.deploy whose units have the ids given.
+func deployBody(ids ...string) string {
+	units := make([]string, len(ids))
+	for i, id := range ids {
+		units[i] = `{"id":` + strconv.Quote(id) + `,"type":"infantry","position":{"x":` + strconv.Itoa(10+5*i) + `,"y":10},"facing":0}`
+	}
+	return `{"side":"red","c_in_c":{"id":"red-cinc","name":"C","rating":9,"position":{"x":36,"y":4}},` +
+		`"brigades":[{"id":"red-1","name":"First","order":"attack","general":{"id":"red-gen","name":"G","rating":8,"position":{"x":20,"y":8}},"units":[` +
+		strings.Join(units, ",") + `]}]}`
+}
+
+// TestCheckBodyIdentifiers: an identifier's characters all show, its
+// letters are of one script, and no two ids of a body differ only in case;
+// Cyrillic, Greek and Japanese ids pass, the same id twice passes. Before,
+// "\u3164", "33-lign\u0435" and "33-ligne" beside "33-LIGNE" passed.
+func TestCheckBodyIdentifiers(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"unit":"\u3164"}`:                       "invalid unit: every character of an identifier shows (not U+3164)",
+		`{"unit":"ney\u3164"}`:                    "invalid unit: every character of an identifier shows (not U+3164)",
+		`{"unit":"33-lign\u0435"}`:                "invalid unit: an identifier's letters are of one script (not U+006C and U+0435)",
+		`{"unit":"\u0430b"}`:                      "invalid unit: an identifier's letters are of one script (not U+0430 and U+0062)",
+		`{"units":["33-ligne","33-lign\u0435"]}`:  "invalid units[1]: an identifier's letters are of one script (not U+006C and U+0435)",
+		deployBody("33-ligne", "33-LIGNE"):        `invalid brigades[0].units[1].id: identifiers "33-ligne" and "33-LIGNE" differ only in case`,
+		deployBody("полк-1", "ПОЛК-1"):            `invalid brigades[0].units[1].id: identifiers "полк-1" and "ПОЛК-1" differ only in case`,
+		`{"unit":"Red-Inf1","target":"red-inf1"}`: `invalid target: identifiers "Red-Inf1" and "red-inf1" differ only in case`,
+	} {
+		if got := CheckBody([]byte(body)); got == nil || got.Error() != want {
+			t.Errorf("%.80q: %v, want %q", body, got, want)
+		}
+	}
+	for _, body := range []string{
+		deployBody("33-ligne", "33-léger"), deployBody("33-линейный", "9-лёгкий"), deployBody("λόχος-1", "第33連隊", "すずき-1", "カタカナ"),
+		`{"unit":"red-inf1","target":"red-inf1"}`, `{"unit":"u_1.2-3"}`, `{"units":["ß-1","ss-1"]}`,
+	} {
+		if err := CheckBody([]byte(body)); err != nil {
+			t.Errorf("%.80q: %v, want it passed", body, err)
+		}
 	}
 }
