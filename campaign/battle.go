@@ -45,6 +45,11 @@ func (s *Service) addBattle(ctx context.Context, key events.Key, req call, cmd r
 			cb.Sides = append(cb.Sides, rules.SideSpec{ID: sd.ID, Name: sd.Name, Nation: sd.Nation})
 		}
 	}
+	// The battle's overlay is judged as its user wrote it, naming its own
+	// lines; the campaign's was when the campaign was created.
+	if err := checkOverlay(cb.Ruleset); err != nil {
+		return err
+	}
 	overlay, err := mergeOverlays(camp.Ruleset, "era: "+camp.Era+"\n", cb.Ruleset)
 	var tooLarge *rules.Refusal
 	if errors.As(err, &tooLarge) {
@@ -125,6 +130,11 @@ func overlaySize(o string) error {
 	if err := yaml.Unmarshal([]byte(o), &doc); err != nil {
 		return fmt.Errorf("ruleset overlay: %w", err)
 	}
+	return docSize(&doc)
+}
+
+// docSize is overlaySize of an overlay read.
+func docSize(doc *yaml.Node) error {
 	sizes := map[*yaml.Node]int{}
 	var size func(n *yaml.Node, depth int) int
 	size = func(n *yaml.Node, depth int) int {
@@ -152,7 +162,7 @@ func overlaySize(o string) error {
 		sizes[n] = s
 		return s
 	}
-	if size(&doc, 0) > MaxRuleset {
+	if size(doc, 0) > MaxRuleset {
 		return rules.Refuse("ruleset", "ruleset.too_large", "the ruleset overlay, its aliases expanded, is more than %d bytes", MaxRuleset).
 			WithNumbers(map[string]float64{"max": MaxRuleset})
 	}

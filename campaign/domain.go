@@ -2,7 +2,6 @@ package campaign
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -136,8 +135,7 @@ func decideCreate(s *State, c Create) (Created, error) {
 		seen[sd.ID] = true
 	}
 	if c.Ruleset != "" {
-		var tooLarge *rules.Refusal
-		if err := overlaySize(c.Ruleset); errors.As(err, &tooLarge) {
+		if err := checkOverlay(c.Ruleset); err != nil {
 			return Created{}, err
 		}
 		if _, err := rules.LoadRuleset(rules.DefaultRuleset(), []byte(c.Ruleset)); err != nil {

@@ -38,6 +38,7 @@ var checkBodyCases = []string{
 	`{"name":"\u3164\u115f\u1160\uffa0"}`, `{"name":"\u2800"}`, `{"title":"\u034f\ufe0f\udb40\udd00"}`, `{"reason":"\u180b\u180f\u17b4\u17b5"}`,
 	`{"note":"\u0301\u0301"}`, `{"name":"Ney\u3164"}`, `{"name":"e\u0301"}`, `{"name":"\u2764\ufe0f"}`, `{"name":"Ney\u2028Murat"}`,
 	`{"reason":"one\u2028two\u2029three"}`, `{"seed":"a\u2029"}`, `{"units":[{"name":"\u3164"}]}`,
+	`{"ruleset":"doc: \"\\e[31m\"\n"}`, `{"ruleset":"\"\\u202E\": x"}`, `{"ruleset":"doc: \"\\0\""}`, `{"ruleset":"` + strings.Repeat("й", 40000) + `"}`,
 	`{"unit":"\u3164"}`, `{"unit":"33-lign\u0435"}`, `{"units":["33-ligne","33-LIGNE"]}`, `{"unit":"\u0430b","target":"AB"}`,
 	strings.Repeat("[", 32) + strings.Repeat("]", 32),
 	strings.Repeat("[", 33) + strings.Repeat("]", 33),
@@ -314,4 +315,42 @@ func TestCheckBodyIdentifiers(t *testing.T) {
 			t.Errorf("%.80q: %v, want it passed", body, err)
 		}
 	}
+}
+
+// overlayCases are ruleset overlays: YAML escapes that carry control and
+// bidirectional characters, mistakes of syntax and of kind, anchors.
+var overlayCases = []string{
+	"doc: \"\\e[31m red\"\n", "\"\\u202E\": x\n", "doc: \"a\\0b\"\n", "doc: x\nversion: 2\n  bad: 1\n",
+	"command:\n  rating_max: abc\n", "command:\n  ratng_max: 3\n", "turn:\n  phases: command\n", "- a\n",
+	"formations:\n  line: &l {doc: \"a line\", close_order: true}\n  wedge:\n    <<: *l\n", "doc: a\ndoc: b\n",
+	"command:\n  rating_max: 10.0\n", "unit_types: {x: 1}\n", "command: {group_distance: {in: 1e400}}\n",
+}
+
+// FuzzCheckOverlay: on any overlay checkOverlay answers in bounded time,
+// never panics, and an overlay it passes is YAML the rules decode without
+// a decoder's error of kind or key (they may still refuse a value: a
+// rating out of bounds is the ruleset's to judge).
+func FuzzCheckOverlay(f *testing.F) {
+	for _, o := range overlayCases {
+		f.Add(o)
+	}
+	f.Fuzz(func(t *testing.T, o string) {
+		if len(o) > MaxRuleset {
+			return
+		}
+		start := time.Now()
+		err := checkOverlay(o)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("%d bytes checked in %v", len(o), d)
+		}
+		if err != nil {
+			if _, ok := err.(*rules.Refusal); !ok {
+				t.Fatalf("%q: %T %v, not a refusal", o, err, err)
+			}
+			return
+		}
+		if _, err := rules.LoadRuleset(nil, []byte(o)); err != nil && (strings.Contains(err.Error(), "cannot unmarshal") || strings.Contains(err.Error(), "not found in type")) {
+			t.Fatalf("%q passed, and the rules say %v", o, err)
+		}
+	})
 }
