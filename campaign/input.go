@@ -43,9 +43,9 @@ const (
 	// MaxList is the most items of any other list: an army's units, the
 	// dice of a roll, a terrain piece's corners, a ruling's corrections.
 	MaxList = 500
-	// MaxRuleset is the length of a ruleset overlay (YAML), in characters
-	// as sent, and in bytes once its aliases are expanded and it is merged
-	// with the campaign's.
+	// MaxRuleset is the length of a ruleset overlay (YAML), in bytes of
+	// UTF-8 (64 KiB), as sent and once its aliases are expanded and it is
+	// merged with the campaign's.
 	MaxRuleset = 64 << 10
 )
 
@@ -390,7 +390,7 @@ func checkString(kind fieldKind, s []byte) *limit {
 	case kindSeed:
 		most, what, n = MaxSeed, "bytes", len(s)
 	case kindRuleset:
-		most = MaxRuleset
+		most, what, n = MaxRuleset, "bytes", len(s)
 	}
 	if n > most {
 		if what == "bytes" {

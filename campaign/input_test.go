@@ -354,3 +354,21 @@ func FuzzCheckOverlay(f *testing.F) {
 		}
 	})
 }
+
+// TestRulesetLimitInBytes: a ruleset overlay is at most MaxRuleset bytes
+// (64 KiB, as docs/events.md says and as its merged size is counted), not
+// characters: 40,000 Cyrillic letters are 80,000 bytes. Before, they passed
+// the body's check (counted as 40,000 characters).
+func TestRulesetLimitInBytes(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"ruleset":"` + strings.Repeat("й", 40000) + `"}`:        "invalid ruleset: at most 65536 bytes (80000 given)",
+		`{"ruleset":"` + strings.Repeat("y", MaxRuleset+1) + `"}`: "invalid ruleset: at most 65536 bytes (65537 given)",
+	} {
+		if got := CheckBody([]byte(body)); got == nil || got.Error() != want {
+			t.Errorf("%.40q: %v, want %q", body, got, want)
+		}
+	}
+	if err := CheckBody([]byte(`{"ruleset":"` + strings.Repeat("й", MaxRuleset/2) + `"}`)); err != nil {
+		t.Errorf("%d bytes of Cyrillic: %v", MaxRuleset, err)
+	}
+}
