@@ -154,9 +154,13 @@ type scan struct {
 	// text is a string's text once its escapes are read; folded a key's
 	// folded (foldKey).
 	text, folded []byte
-	// ids are the identifiers read, by their folded case (foldID).
-	ids    map[string]string
-	broken error
+	// idText holds the identifiers read, each folded (foldID) then as
+	// given, at idSpans' offsets (folded [0]:[1], given [1]:[2]); idAt
+	// finds a folded one once there are more than a few.
+	idText  []byte
+	idSpans [][3]int
+	idAt    map[string]int
+	broken  error
 }
 
 // scanned is one object or list being read.
@@ -254,19 +258,46 @@ func (sc *scan) scalar(kind jsontext.Kind, raw jsontext.Value) (done bool) {
 // sameID refuses an identifier that differs from one read before in the
 // body only in case ("33-ligne" and "33-LIGNE" in one army.deploy): the
 // same id given twice is the command's to judge (a unit named by an order
-// and by its target), but two that read alike name two things.
+// and by its target), but two that read alike name two things. A body's
+// few ids are compared one by one, a list of units' by a map.
 func (sc *scan) sameID(id []byte) *limit {
-	sc.folded = foldID(sc.folded[:0], id)
-	if prev, ok := sc.ids[string(sc.folded)]; ok {
-		if prev != string(id) {
-			return &limit{"identifiers %q and %q differ only in case", []any{prev, string(id)}}
+	if sc.idText == nil {
+		sc.idText = make([]byte, 0, 128)
+	}
+	start := len(sc.idText)
+	sc.idText = foldID(sc.idText, id)
+	folded := sc.idText[start:]
+	i, found := -1, false
+	if sc.idAt != nil {
+		i, found = sc.idAt[string(folded)]
+	} else {
+		for j, sp := range sc.idSpans {
+			if bytes.Equal(sc.idText[sp[0]:sp[1]], folded) {
+				i, found = j, true
+				break
+			}
+		}
+	}
+	if found {
+		sc.idText = sc.idText[:start]
+		sp := sc.idSpans[i]
+		if prev := sc.idText[sp[1]:sp[2]]; !bytes.Equal(prev, id) {
+			return &limit{"identifiers %q and %q differ only in case", []any{string(prev), string(id)}}
 		}
 		return nil
 	}
-	if sc.ids == nil {
-		sc.ids = map[string]string{}
+	mid := len(sc.idText)
+	sc.idText = append(sc.idText, id...)
+	sc.idSpans = append(sc.idSpans, [3]int{start, mid, len(sc.idText)})
+	switch n := len(sc.idSpans); {
+	case sc.idAt != nil:
+		sc.idAt[string(sc.idText[start:mid])] = n - 1
+	case n > 8:
+		sc.idAt = make(map[string]int, 2*n)
+		for j, sp := range sc.idSpans {
+			sc.idAt[string(sc.idText[sp[0]:sp[1]])] = j
+		}
 	}
-	sc.ids[string(sc.folded)] = string(id)
 	return nil
 }
 

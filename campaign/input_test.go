@@ -165,6 +165,8 @@ func TestCheckBodyBounded(t *testing.T) {
 		"deep, a thousand numbers over":       deep(9000, "["+bad+"]"),
 		"a long key, numbers over":            fill(`{"`+strings.Repeat("k", 300<<10)+`":[`, "1e9", "]}"),
 		"distinct long keys, each over":       fill("{", `"`+strings.Repeat("k", 1000)+`#":1e9`, "}"),
+		"distinct ids, in one key again":      fill("{", `"id":"u#"`, "}"),
+		"distinct long ids":                   fill("{", `"id":"`+strings.Repeat("u", 50)+`#"`, "}"),
 		"each value over, under deep objects": fill(strings.Repeat(`{"a":`, 31)+"[", "1e9", "]"+strings.Repeat("}", 31)),
 	} {
 		var before, after runtime.MemStats
