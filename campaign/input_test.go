@@ -304,6 +304,8 @@ func TestCheckBodyIdentifiers(t *testing.T) {
 		deployBody("33-ligne", "33-LIGNE"):        `invalid brigades[0].units[1].id: identifiers "33-ligne" and "33-LIGNE" differ only in case`,
 		deployBody("полк-1", "ПОЛК-1"):            `invalid brigades[0].units[1].id: identifiers "полк-1" and "ПОЛК-1" differ only in case`,
 		`{"unit":"Red-Inf1","target":"red-inf1"}`: `invalid target: identifiers "Red-Inf1" and "red-inf1" differ only in case`,
+		// Past eight ids, found by the map.
+		`{"units":["u0","u1","u2","u3","u4","u5","u6","u7","u8","u9","u10","u11","U3"]}`: `invalid units[12]: identifiers "u3" and "U3" differ only in case`,
 	} {
 		if got := CheckBody([]byte(body)); got == nil || got.Error() != want {
 			t.Errorf("%.80q: %v, want %q", body, got, want)
