@@ -40,9 +40,9 @@ func TestIdentifierRefusalsInRussian(t *testing.T) {
 		t.Fatal(err)
 	}
 	for body, want := range map[string]string{
-		`{"unit":"\u3164"}`:        "unit: каждый символ идентификатора должен быть виден (не U+3164)",
-		`{"unit":"33-lign\u0435"}`: "unit: все буквы идентификатора — одной письменности (не U+006C и U+0435)",
-		`{"units":["a-1","A-1"]}`:  "units[1]: идентификаторы «a-1» и «A-1» различаются только регистром",
+		`{"unit":"\u3164"}`:                          "unit: каждый символ идентификатора должен быть виден (не U+3164)",
+		`{"unit":"33-lign\u0435"}`:                   "unit: все буквы идентификатора должны быть одной письменности (не U+006C и U+0435)",
+		`{"objectives":[{"id":"a-1"},{"id":"A-1"}]}`: "objectives[1].id: идентификаторы «a-1» и «A-1» различаются только регистром",
 	} {
 		err := campaign.CheckBody([]byte(body))
 		ii, ok := err.(*campaign.InvalidInput)

@@ -154,7 +154,7 @@ type scan struct {
 	// text is a string's text once its escapes are read; folded a key's
 	// folded (foldKey).
 	text, folded []byte
-	// idText holds the identifiers read, each folded (foldID) then as
+	// idText holds the identifiers read, each folded (rules.AppendFold) then as
 	// given, at idSpans' offsets (folded [0]:[1], given [1]:[2]); idAt
 	// finds a folded one once there are more than a few.
 	idText  []byte
@@ -246,13 +246,22 @@ func (sc *scan) scalar(kind jsontext.Kind, raw jsontext.Value) (done bool) {
 	}
 	k, _ := sc.at()
 	l := checkString(k, text)
-	if l == nil && k == kindID {
+	if l == nil && k == kindID && sc.definesID() {
 		l = sc.sameID(text)
 	}
 	if l != nil {
 		return sc.stop(Invalid(sc.here(), l.format, l.args...))
 	}
 	return sc.value()
+}
+
+// definesID reports whether the string being read is an object's "id": an
+// id the body gives a new thing (a unit, a brigade, an objective), not one
+// it refers to ("unit", "target", "units"), which may name two things
+// already there whose ids differ only in case.
+func (sc *scan) definesID() bool {
+	n := len(sc.open)
+	return n > 0 && sc.open[n-1].object && string(sc.folded) == "id"
 }
 
 // sameID refuses an identifier that differs from one read before in the
@@ -265,7 +274,7 @@ func (sc *scan) sameID(id []byte) *limit {
 		sc.idText = make([]byte, 0, 128)
 	}
 	start := len(sc.idText)
-	sc.idText = foldID(sc.idText, id)
+	sc.idText = rules.AppendFold(sc.idText, id)
 	folded := sc.idText[start:]
 	i, found := -1, false
 	if sc.idAt != nil {
@@ -451,7 +460,13 @@ func checkString(kind fieldKind, s []byte) *limit {
 			// ids would read alike.
 			return &limit{"every character of an identifier shows (not %s)", []any{codePoint(r)}}
 		case kind == kindID && unicode.IsLetter(r):
-			if sc := scriptOf(r); first == 0 {
+			sc := scriptOf(r)
+			if sc == nil || romanNumeral(r) {
+				// A letter of no script (the katakana long vowel mark
+				// U+30FC) or a Roman numeral in capitals ("II-корпус").
+				break
+			}
+			if first == 0 {
 				first, firstScript = r, sc
 			} else if sc != firstScript {
 				// "33-lignе" with a Cyrillic 'е' reads as "33-ligne".
@@ -506,25 +521,19 @@ func scriptOf(r rune) *unicode.RangeTable {
 	}
 	for _, t := range unicode.Scripts {
 		if unicode.Is(t, r) {
+			if t == unicode.Common || t == unicode.Inherited {
+				return nil
+			}
 			return t
 		}
 	}
 	return nil
 }
 
-// foldID appends to dst an identifier as its case folds: each character
-// the least of its case orbit (unicode.SimpleFold), so that two ids fold
-// alike exactly when strings.EqualFold says they are equal.
-func foldID(dst, id []byte) []byte {
-	for _, r := range string(id) {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		dst = utf8.AppendRune(dst, least)
-	}
-	return dst
-}
+// romanNumeral reports the capital letters Roman numerals are written
+// with: a corps or a battalion numbered "II" or "XIV" beside a name in
+// another script is one id, not two look-alikes.
+func romanNumeral(r rune) bool { return strings.ContainsRune("IVXLCDM", r) }
 
 // codePoint names a character by its code point, U+202E.
 func codePoint(r rune) string { return fmt.Sprintf("U+%04X", r) }

@@ -119,6 +119,12 @@ func decideDeploy(s *State, c *DeployArmy) ([]Event, *Refusal) {
 		return nil, refuse(RuleBattle, "already_deployed", "side %q has already deployed", c.Side)
 	}
 	ids := s.idsInUse()
+	// Ids that differ only in case ("33-ligne", "33-LIGNE") read alike:
+	// the second is refused, whichever side deploys it.
+	folded := make(map[string]string, len(ids))
+	for id := range ids {
+		folded[string(AppendFold(nil, []byte(id)))] = id
+	}
 	claim := func(id, what string) *Refusal {
 		if !validName(id) {
 			return refuse(RuleInput, "bad_id", "%s id %q: want 1-64 characters without spaces", what, id)
@@ -126,7 +132,11 @@ func decideDeploy(s *State, c *DeployArmy) ([]Event, *Refusal) {
 		if prev, ok := ids[id]; ok {
 			return refuse(RuleInput, "duplicate_id", "id %q is already used by a %s", id, prev)
 		}
-		ids[id] = what
+		f := string(AppendFold(nil, []byte(id)))
+		if other, ok := folded[f]; ok {
+			return refuse(RuleInput, "duplicate_id", "id %q differs from %q, already used by a %s, only in case", id, other, ids[other])
+		}
+		ids[id], folded[f] = what, id
 		return nil
 	}
 	rating := func(who Words, r int) *Refusal {

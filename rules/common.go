@@ -5,6 +5,8 @@ package rules
 import (
 	"math"
 	"sort"
+	"unicode"
+	"unicode/utf8"
 )
 
 // validName reports whether s can be an id of a side, general or unit: not
@@ -50,4 +52,19 @@ func sum(v []int) int {
 		t += x
 	}
 	return t
+}
+
+// AppendFold appends to dst an identifier as its case folds: each
+// character the least of its case orbit (unicode.SimpleFold), so that two
+// ids fold alike exactly when strings.EqualFold says they are equal
+// ("33-ligne", "33-LIGNE"; "ſide", "SIDE").
+func AppendFold(dst, id []byte) []byte {
+	for _, r := range string(id) {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		dst = utf8.AppendRune(dst, least)
+	}
+	return dst
 }

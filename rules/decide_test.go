@@ -429,6 +429,7 @@ func TestBattleLifeCycle(t *testing.T) {
 		{"unknown type", `"type":"light_cavalry"`, `"type":"camels"`, RuleInput, "unknown_unit_type"},
 		{"formation not of the type", `"formation":"march_column"`, `"formation":"limbered"`, RuleInput, "unknown_formation"},
 		{"duplicate id", `"id":"r1-inf2"`, `"id":"r1-inf1"`, RuleInput, "duplicate_id"},
+		{"id differing only in case", `"id":"r1-inf2"`, `"id":"R1-Inf1"`, RuleInput, "duplicate_id"},
 		{"off the table", `"position":{"x":20,"y":10}`, `"position":{"x":1,"y":10}`, "K.3", "off_table"},
 		{"overlap", `"position":{"x":27,"y":10}`, `"position":{"x":24,"y":10}`, "K.1", "overlap"},
 		{"rating out of range", `"rating":8,`, `"rating":13,`, "C.3", "bad_rating"},
@@ -444,6 +445,15 @@ func TestBattleLifeCycle(t *testing.T) {
 	}
 	mustDecide(t, s, cmd(t, CmdArmyDeploy, redBody), nil)
 	refused(t, s, cmd(t, CmdArmyDeploy, redBody), nil, RuleBattle, "already_deployed")
+	// The other side's ids are held to red's, case folded: a charge of
+	// one at the other would name two units that read alike.
+	if !strings.Contains(blueBody, `"id":"b1-gen"`) {
+		t.Fatal("fixture lacks b1-gen")
+	}
+	r := refused(t, s, cmd(t, CmdArmyDeploy, strings.Replace(blueBody, `"id":"b1-gen"`, `"id":"R1-INF1"`, 1)), nil, RuleInput, "duplicate_id")
+	if want := `id "R1-INF1" differs from "r1-inf1", already used by a unit, only in case`; !strings.Contains(r.Error(), want) {
+		t.Errorf("refusal %q, want it to say %q", r.Error(), want)
+	}
 	// Base sizes come from the ruleset by type and formation.
 	if b := s.Units["r1-col"].Base; b.Width != 1.5 || b.Depth != 4.5 {
 		t.Fatalf("march column base %+v", b)
