@@ -136,6 +136,7 @@ func overlaySize(o string) error {
 // docSize is overlaySize of an overlay read.
 func docSize(doc *yaml.Node) error {
 	sizes := map[*yaml.Node]int{}
+	deep := false
 	var size func(n *yaml.Node, depth int) int
 	size = func(n *yaml.Node, depth int) int {
 		if n == nil {
@@ -145,6 +146,7 @@ func docSize(doc *yaml.Node) error {
 			return s
 		}
 		if depth > MaxDepth {
+			deep = true
 			return MaxRuleset + 1
 		}
 		s := len(n.Value) + 2
@@ -162,7 +164,12 @@ func docSize(doc *yaml.Node) error {
 		sizes[n] = s
 		return s
 	}
-	if size(doc, 0) > MaxRuleset {
+	over := size(doc, 0) > MaxRuleset
+	if over && deep {
+		return rules.Refuse("ruleset", "ruleset.too_large", "the ruleset overlay is nested more than %d deep", MaxDepth).
+			WithNumbers(map[string]float64{"max": MaxDepth})
+	}
+	if over {
 		return rules.Refuse("ruleset", "ruleset.too_large", "the ruleset overlay, its aliases expanded, is more than %d bytes", MaxRuleset).
 			WithNumbers(map[string]float64{"max": MaxRuleset})
 	}

@@ -191,7 +191,11 @@ func checkNode(n *yaml.Node, t reflect.Type, path string) error {
 			return rules.Refuse("ruleset", "ruleset.overlay", "line %d: %s: want a number, got %q", n.Line, path, got).WithNumbers(lineNumber(n.Line))
 		}
 	case reflect.Bool:
-		if n.ShortTag() != "!!bool" {
+		// What the YAML decoder takes for a true or false: its own
+		// !!bool, and YAML 1.1's yes, no, on and off, as the rules have
+		// always read them.
+		var b bool
+		if n.ShortTag() != "!!bool" && n.Decode(&b) != nil {
 			return rules.Refuse("ruleset", "ruleset.overlay", "line %d: %s: want true or false, got %q", n.Line, path, got).WithNumbers(lineNumber(n.Line))
 		}
 	}

@@ -23,6 +23,10 @@ type overlayCase struct {
 // overlayRefusals are overlays refused by what they hold, each naming the
 // overlay's own line.
 var overlayRefusals = []overlayCase{
+	// Nested past MaxDepth: said as such (found by this stop's tester:
+	// "more than 65536 bytes" before).
+	{strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n", "the ruleset overlay is nested more than 32 deep",
+		"дополнение к правилам вложено глубже 32 уровней", nil},
 	{"doc: x\nversion: 2\n  bad: 1\n", "the ruleset overlay is not YAML at its line 3", "дополнение к правилам не читается: ошибка в его строке 3", nil},
 	{"doc: x\ncommand:\n  rating_max: abc\n", `line 3: command.rating_max: want a whole number, got "abc"`,
 		"строка 3: command.rating_max: нужно целое число, а дано «abc»", []string{"command.rating_max", "abc"}},
@@ -113,6 +117,11 @@ func TestOverlaysStillAccepted(t *testing.T) {
 		"formations:\n  line: &l {doc: \"a line\", close_order: true}\n  wedge: *l\n",
 		"formations:\n  line: &l {doc: \"a line\", close_order: true}\n  wedge:\n    <<: *l\n    doc: \"a wedge\"\n",
 		"command:\n  group_distance: {in: 6, cm: 10.5}\n",
+		// YAML 1.1's words for true and false, which the rules' decoding
+		// has always taken (found by this stop's tester: refused by the
+		// first checkOverlay).
+		"formations:\n  line: {close_order: yes}\n  column: {close_order: off}\n",
+		"formations:\n  line: {close_order: on}\n  column: {close_order: No}\n",
 	} {
 		exec(t, svc, "b"+string(rune('a'+i)), rules.CmdBattleCreate, "b"+string(rune('a'+i)), map[string]any{"name": "B", "measurement": "in",
 			"table": map[string]float64{"width": 72, "depth": 48}, "first_side": "red", "ruleset": o})
