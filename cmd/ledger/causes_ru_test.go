@@ -57,7 +57,7 @@ func TestCausesSaidInRussian(t *testing.T) {
 			"ошибка: сценарий " + unknown + ": ошибки разбора:\n  строка 2: неизвестное поле «bogus» (в campaign.Scenario такого поля нет)"},
 		{"config missing", []string{"--config", missing, "health"},
 			"error: config " + missing + ": open " + missing + ": no such file or directory",
-			"ошибка: конфигурация " + missing + ": не открыть " + missing + ": такого файла нет"},
+			"ошибка: конфигурация " + missing + ": не удалось открыть " + missing + ": такого файла нет"},
 		{"no server", []string{"health", "--url", "http://" + closed},
 			`error: not ready: http://` + closed + ` does not answer: Get "http://` + closed + `/readyz": dial tcp ` + closed + `: connect: connection refused`,
 			"ошибка: сервер не готов: http://" + closed + " не отвечает: Get http://" + closed + "/readyz: в соединении (tcp) с " + closed + " отказано — там никто не слушает"},
