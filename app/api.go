@@ -10,7 +10,6 @@ import (
 	"github.com/clubledger/ledger/campaign/audit"
 	"github.com/clubledger/ledger/events"
 	"github.com/clubledger/ledger/projections"
-	"github.com/clubledger/ledger/rules"
 )
 
 // API is the ledger as one caller sees it: every command and query. A
@@ -37,7 +36,7 @@ type API interface {
 	// Events are a stream's events the caller may read, after a version.
 	Events(ctx context.Context, key events.Key, after uint64) (EventsPage, error)
 	// Odds are the exact chances of an order the caller could give now.
-	Odds(ctx context.Context, key events.Key, q OddsQuery) (rules.OddsResult, error)
+	Odds(ctx context.Context, key events.Key, q OddsQuery) (Odds, error)
 	// Dice counts every die of a battle by person and face.
 	Dice(ctx context.Context, key events.Key) (DiceChart, error)
 	// Disputes are a battle's disputes and retraction requests.

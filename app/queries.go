@@ -262,23 +262,32 @@ func (s *Signature) sentence() string {
 	return events.Authorship{Key: s.Key, Imported: s.State == SignatureImported}.String()
 }
 
+// Odds are the exact chances of an order (rules.OddsResult) as the door
+// answers them: with the modifiers' reasons in the caller's language.
+type Odds struct {
+	rules.OddsResult
+	// ReasonsSaid are the modifiers' reasons said in the caller's language
+	// (from their Words), one for each modifier; absent in English.
+	ReasonsSaid []string `json:"reasons_said,omitempty"`
+}
+
 // Odds are the exact chances of an order the caller's side could give now
 // (rules.Odds, the same code that decides it). Source: the log's state.
-func (s *Session) Odds(ctx context.Context, key events.Key, q OddsQuery) (rules.OddsResult, error) {
+func (s *Session) Odds(ctx context.Context, key events.Key, q OddsQuery) (Odds, error) {
 	vars := i18n.Vars{Words: map[string]string{"general": q.General, "target": q.Target}}
 	if len(q.Units) == 1 {
 		vars.Words["unit"] = q.Units[0]
 	}
 	if _, err := s.battle(ctx, key); err != nil {
-		return rules.OddsResult{}, s.fail(err, vars)
+		return Odds{}, s.fail(err, vars)
 	}
 	// The query's words are held to a command's limits (ids of 64
 	// characters, no control characters), as the order it asks about
 	// would be, before any of them is said back.
 	if body, err := json.Marshal(q); err != nil {
-		return rules.OddsResult{}, s.fail(err, noVars)
+		return Odds{}, s.fail(err, noVars)
 	} else if err := campaign.CheckBody(body); err != nil {
-		return rules.OddsResult{}, s.fail(err, noVars)
+		return Odds{}, s.fail(err, noVars)
 	}
 	cmd := &rules.GiveOrder{General: q.General, Units: q.Units, OnRoad: q.OnRoad, Special: q.Special,
 		Content: rules.OrderContent{Action: q.Action, Formation: q.Formation, Target: q.Target}}
@@ -287,17 +296,17 @@ func (s *Session) Odds(ctx context.Context, key events.Key, q OddsQuery) (rules.
 	}
 	st, _, err := s.l.opts.Service.State(ctx, key)
 	if err != nil {
-		return rules.OddsResult{}, s.fail(err, vars)
+		return Odds{}, s.fail(err, vars)
 	}
 	if st.Status == rules.StatusNew {
-		return rules.OddsResult{}, s.fail(notFound("no battle %s", key), vars)
+		return Odds{}, s.fail(notFound("no battle %s", key), vars)
 	}
 	vars.Measurement = st.Measurement
 	res, err := rules.Odds(st, cmd)
-	if err == nil {
-		s.reasonsSaid(&res)
+	if err != nil {
+		return Odds{}, s.fail(err, vars)
 	}
-	return res, s.fail(err, vars)
+	return Odds{OddsResult: res, ReasonsSaid: s.reasonsSaid(res.Modifiers)}, nil
 }
 
 // battleEvents reads a battle's events from the log; a battle with none is

@@ -50,18 +50,19 @@ func (s *Session) auditWords(r *audit.Report) *audit.Report {
 	return r
 }
 
-// reasonsSaid puts each of the odds' modifiers' reasons in the caller's
-// language, from its words, beside the English (OddsResult.ReasonsSaid);
-// nothing in English.
-func (s *Session) reasonsSaid(res *rules.OddsResult) {
-	if s.lang == "en" || s.l.cat == nil || len(res.Modifiers) == 0 {
-		return
+// reasonsSaid is each of the odds' modifiers' reasons in the caller's
+// language, from its words, to go beside the English (Odds.ReasonsSaid);
+// nil in English.
+func (s *Session) reasonsSaid(ms []rules.Modifier) []string {
+	if s.lang == "en" || s.l.cat == nil || len(ms) == 0 {
+		return nil
 	}
-	res.ReasonsSaid = make([]string, len(res.Modifiers))
-	for i, m := range res.Modifiers {
-		res.ReasonsSaid[i] = m.Reason
+	said := make([]string, len(ms))
+	for i, m := range ms {
+		said[i] = m.Reason
 		if out, ok := s.l.cat.Said(s.lang, "phrase.modifier", m.Words, m.Reason); ok {
-			res.ReasonsSaid[i] = out
+			said[i] = out
 		}
 	}
+	return said
 }

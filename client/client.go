@@ -24,7 +24,6 @@ import (
 	"github.com/clubledger/ledger/app"
 	"github.com/clubledger/ledger/campaign/audit"
 	"github.com/clubledger/ledger/events"
-	"github.com/clubledger/ledger/rules"
 )
 
 // Client is the API of one ledger server, as one caller.
@@ -232,7 +231,7 @@ func (c *Client) Events(ctx context.Context, key events.Key, after uint64) (app.
 }
 
 // Odds are the chances of an order.
-func (c *Client) Odds(ctx context.Context, key events.Key, oq app.OddsQuery) (rules.OddsResult, error) {
+func (c *Client) Odds(ctx context.Context, key events.Key, oq app.OddsQuery) (app.Odds, error) {
 	q := url.Values{}
 	for k, v := range map[string]string{"general": oq.General, "action": oq.Action, "formation": oq.Formation, "target": oq.Target, "special": oq.Special} {
 		if v != "" {
@@ -245,7 +244,7 @@ func (c *Client) Odds(ctx context.Context, key events.Key, oq app.OddsQuery) (ru
 	if len(oq.OnRoad) > 0 {
 		q.Set("on_road", strings.Join(oq.OnRoad, ","))
 	}
-	var v rules.OddsResult
+	var v app.Odds
 	return v, c.get(ctx, battlePath(key)+"/odds", q, &v)
 }
 

@@ -30,10 +30,6 @@ type OddsResult struct {
 	Modifiers  []Modifier    `json:"modifiers"`
 	Effective  int           `json:"effective_rating"`
 	Outcomes   []OddsOutcome `json:"outcomes"`
-	// ReasonsSaid are the modifiers' reasons said in the caller's language
-	// by the door (from their Words), one for each modifier; absent in
-	// English.
-	ReasonsSaid []string `json:"reasons_said,omitempty"`
 }
 
 // Odds says, for a proposed order.give, the exact chance of each outcome:

@@ -9,7 +9,7 @@ import (
 // modifier's reason in Russian (a general's distance, an enemy near, an
 // attack column), as it did when the reasons were read back from their
 // English (issue 29): now said by the door from their format and values
-// (rules.Modifier.Words, OddsResult.ReasonsSaid).
+// (rules.Modifier.Words, app.Odds.ReasonsSaid).
 func TestOddsModifiersInRussian(t *testing.T) {
 	c := newCLI(t)
 	c.cfg.Lang = "ru"
