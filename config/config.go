@@ -166,79 +166,93 @@ func (c Config) KeyPath() string {
 // Embedded reports whether the ledger runs its own NATS server.
 func (c Config) Embedded() bool { return c.NATS.URL == "" }
 
-// Validate reports every problem of the configuration at once.
+// Problem is one problem of a configuration, as its format and values:
+// the CLI says it in the user's language (i18n's detail.usage), and its
+// Error is the English.
+type Problem struct {
+	Format string
+	Args   []any
+}
+
+func (p *Problem) Error() string { return fmt.Sprintf(p.Format, p.Args...) }
+
+func problem(format string, args ...any) *Problem { return &Problem{Format: format, Args: args} }
+
+// Validate reports every problem of the configuration at once, each a
+// *Problem (errors.Join's).
 func (c Config) Validate() error {
 	var errs []error
 	if strings.TrimSpace(c.DataDir) == "" {
-		errs = append(errs, errors.New("data_dir is empty"))
+		errs = append(errs, problem("data_dir is empty"))
 	}
 	if c.NATS.Replicas < 1 || c.NATS.Replicas > 5 {
-		errs = append(errs, fmt.Errorf("nats.replicas %d: want 1 to 5", c.NATS.Replicas))
+		errs = append(errs, problem("nats.replicas %d: want 1 to 5", c.NATS.Replicas))
 	}
 	if c.Embedded() && c.NATS.Replicas != 1 {
-		errs = append(errs, fmt.Errorf("nats.replicas %d: the embedded server is one node; set nats.url to use a cluster", c.NATS.Replicas))
+		errs = append(errs, problem("nats.replicas %d: the embedded server is one node; set nats.url to use a cluster", c.NATS.Replicas))
 	}
 	if c.NATS.Stream == "" || strings.ContainsAny(c.NATS.Stream, ". *>") {
-		errs = append(errs, fmt.Errorf("nats.stream %q: want a name without dots, spaces or wildcards", c.NATS.Stream))
+		errs = append(errs, problem("nats.stream %q: want a name without dots, spaces or wildcards", c.NATS.Stream))
 	}
 	if c.NATS.BatchesInFlight < 1 || c.NATS.BatchesInFlight > 50 {
-		errs = append(errs, fmt.Errorf("nats.batches_in_flight %d: want 1 to 50 (nats-server stages at most 50 per stream)", c.NATS.BatchesInFlight))
+		errs = append(errs, problem("nats.batches_in_flight %d: want 1 to 50 (nats-server stages at most 50 per stream)", c.NATS.BatchesInFlight))
 	}
 	if c.NATS.DuplicateWindow < time.Second {
-		errs = append(errs, fmt.Errorf("nats.duplicate_window %s: want at least 1s", c.NATS.DuplicateWindow))
+		errs = append(errs, problem("nats.duplicate_window %s: want at least 1s", c.NATS.DuplicateWindow.String()))
 	}
 	if c.NATS.Listen != "" {
-		if err := loopback(c.NATS.Listen); err != nil {
-			errs = append(errs, fmt.Errorf("nats.listen: %w", err))
+		if p := loopback(c.NATS.Listen); p != nil {
+			errs = append(errs, p)
 		}
 	}
 	if c.NATS.Creds != "" && c.NATS.User != "" {
-		errs = append(errs, errors.New("nats: set creds or user/password, not both"))
+		errs = append(errs, problem("nats: set creds or user/password, not both"))
 	}
 	if c.HTTP.AdminToken != "" && len(c.HTTP.AdminToken) < 16 {
-		errs = append(errs, errors.New("http.admin_token: at least 16 characters"))
+		errs = append(errs, problem("http.admin_token: at least 16 characters"))
 	}
 	if (c.HTTP.TLSCert == "") != (c.HTTP.TLSKey == "") {
-		errs = append(errs, errors.New("http: tls_cert and tls_key go together"))
+		errs = append(errs, problem("http: tls_cert and tls_key go together"))
 	}
 	if c.HTTP.ReadHeaderTimeout <= 0 || c.HTTP.ReadTimeout <= 0 {
-		errs = append(errs, fmt.Errorf("http.read_header_timeout %s, http.read_timeout %s: both must be positive", c.HTTP.ReadHeaderTimeout, c.HTTP.ReadTimeout))
+		errs = append(errs, problem("http.read_header_timeout %s, http.read_timeout %s: both must be positive", c.HTTP.ReadHeaderTimeout.String(), c.HTTP.ReadTimeout.String()))
 	}
 	if c.HTTP.RequestBudget <= 0 {
-		errs = append(errs, fmt.Errorf("http.request_budget %s: must be positive", c.HTTP.RequestBudget))
+		errs = append(errs, problem("http.request_budget %s: must be positive", c.HTTP.RequestBudget.String()))
 	}
 	if c.HTTP.StreamsPerCaller < 1 || c.HTTP.Streams < c.HTTP.StreamsPerCaller {
-		errs = append(errs, fmt.Errorf("http.streams_per_caller %d, http.streams %d: want at least 1, and streams at least streams_per_caller", c.HTTP.StreamsPerCaller, c.HTTP.Streams))
+		errs = append(errs, problem("http.streams_per_caller %d, http.streams %d: want at least 1, and streams at least streams_per_caller", c.HTTP.StreamsPerCaller, c.HTTP.Streams))
 	}
 	if c.HTTP.TokenFailuresPerMinute < 1 || c.HTTP.TokenFailuresPerMinute > 60000 {
-		errs = append(errs, fmt.Errorf("http.token_failures_per_minute %d: want 1 to 60000", c.HTTP.TokenFailuresPerMinute))
+		errs = append(errs, problem("http.token_failures_per_minute %d: want 1 to 60000", c.HTTP.TokenFailuresPerMinute))
 	}
 	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
-		errs = append(errs, fmt.Errorf("http.addr %q: %w", c.HTTP.Addr, err))
+		errs = append(errs, problem("http.addr %q: want host:port (%s)", c.HTTP.Addr, err.Error()))
 	}
 	if c.Lang != "en" && c.Lang != "ru" {
-		errs = append(errs, fmt.Errorf("lang %q: want en or ru", c.Lang))
+		errs = append(errs, problem("lang %q: want en or ru", c.Lang))
 	}
 	if c.Cache.Streams < 1 || c.Cache.TimelineEvents < 1 {
-		errs = append(errs, fmt.Errorf("cache.streams %d, cache.timeline_events %d: both must be at least 1", c.Cache.Streams, c.Cache.TimelineEvents))
+		errs = append(errs, problem("cache.streams %d, cache.timeline_events %d: both must be at least 1", c.Cache.Streams, c.Cache.TimelineEvents))
 	}
 	if c.Retries < 0 || c.Retries > 100 {
-		errs = append(errs, fmt.Errorf("retries %d: want 0 to 100", c.Retries))
+		errs = append(errs, problem("retries %d: want 0 to 100", c.Retries))
 	}
 	return errors.Join(errs...)
 }
 
-func loopback(addr string) error {
+// loopback is why addr (nats.listen) is not a loopback address, or nil.
+func loopback(addr string) *Problem {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return err
+		return problem("nats.listen %q: want host:port (%s)", addr, err.Error())
 	}
 	if host == "localhost" {
 		return nil
 	}
 	ip := net.ParseIP(host)
 	if ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("%q is not a loopback address: the embedded server only listens locally", addr)
+		return problem("nats.listen: %q is not a loopback address: the embedded server only listens locally", addr)
 	}
 	return nil
 }

@@ -460,6 +460,9 @@ var typed = map[string]bool{
 	"X": true, "Y": true, "DIST": true, "DEG": true, "TARGET": true, "CAMPAIGN": true, "BATTLE": true, "VERSION": true,
 	// The fields of an export file's line a FormatError names.
 	"raw": true, "withheld": true,
+	// The configuration's keys and values its validation names
+	// (config.Problem: lang, retries, en, ru).
+	"lang": true, "retries": true, "en": true, "ru": true,
 }
 
 var wordRE = regexp.MustCompile(`[A-Za-z]+`)

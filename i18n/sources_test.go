@@ -466,7 +466,7 @@ func detailSources(t *testing.T) []sourcePhrase {
 			out = append(out, sourcePhrase{Family: family, Format: f, Pos: shortPos(fset, pos), Args: args})
 		}
 	}
-	for _, dir := range []string{"campaign", "app", "web", "cmd/ledger"} {
+	for _, dir := range []string{"campaign", "app", "web", "cmd/ledger", "config"} {
 		eachNode(parseDir(t, fset, dir), func(n ast.Node, fn *ast.FuncDecl) {
 			if fn != nil && dir == "app" && fn.Recv == nil && (fn.Name.Name == "notFound" || fn.Name.Name == "invalid" || fn.Name.Name == "forbidden" || fn.Name.Name == "Errorf") {
 				return // the makers themselves
@@ -483,6 +483,10 @@ func detailSources(t *testing.T) []sourcePhrase {
 					}
 				}
 				switch {
+				case dir == "config" && name == "problem" && len(x.Args) >= 1:
+					// A problem of the configuration (config.Problem),
+					// said by the CLI's exit as a usage error's detail.
+					add("detail.usage", x.Args[0], fn, x.Pos(), x.Args[1:])
 				case dir == "cmd/ledger" && name == "usagef" && len(x.Args) >= 1:
 					// The CLI's own usage errors (said by cmd/ledger's exit).
 					add("detail.usage", x.Args[0], fn, x.Pos(), x.Args[1:])

@@ -92,7 +92,7 @@ const openTimeout = 8 * time.Second
 // all of it.
 func OpenApp(ctx context.Context, cfg config.Config, opts AppOptions) (*App, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, configInvalid(err)
 	}
 	a := &App{Config: cfg, lock: opts.Lock}
 	ok := false

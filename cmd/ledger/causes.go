@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/clubledger/ledger/config"
 	"github.com/clubledger/ledger/rules"
 )
 
@@ -119,6 +120,28 @@ func configOpenWords(path string, err error) error {
 		cause = sameText(rules.Words{Format: "open %s: is a directory", Args: []any{pe.Path}}, err.Error())
 	}
 	return said(err, rules.Words{Format: "config %s: %s", Args: []any{path, cause}})
+}
+
+// configInvalid is why the configuration is refused (config.Validate's
+// problems, one a line), in words: each config.Problem by its format and
+// values, so that it is said in the user's language.
+func configInvalid(err error) error {
+	var list []rules.Words
+	var problems []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		problems = j.Unwrap()
+	} else {
+		problems = []error{err}
+	}
+	for _, e := range problems {
+		var p *config.Problem
+		if errors.As(e, &p) {
+			list = append(list, rules.Words{Format: p.Format, Args: p.Args})
+		} else {
+			list = append(list, rules.Words{Format: "%s", Args: []any{e.Error()}})
+		}
+	}
+	return said(err, rules.Words{Format: "config: %s", Args: []any{joinWords(list, "%s\n%s")}})
 }
 
 // errNotReady is a server that answered ledger health, not ready.

@@ -20,6 +20,8 @@ func TestCausesSaidInRussian(t *testing.T) {
 	bad := write("bad.yaml", "campaign: c1\nsteps:\n  - do: [unclosed\n")
 	unknown := write("unknown.yaml", "campaign: c1\nbogus: 1\nsteps: []\n")
 	missing := filepath.Join(dir, "missing.yaml")
+	// A configuration with three problems (config.Validate names each).
+	wrong := write("wrong.yaml", "nats:\n  listen: 0.0.0.0:4333\n  replicas: 3\nretries: 500\n")
 	// A port nothing listens on.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -28,7 +30,7 @@ func TestCausesSaidInRussian(t *testing.T) {
 	closed := ln.Addr().String()
 	ln.Close()
 
-	english := regexp.MustCompile(`invalid character|looking for|unexpected end|cannot unmarshal|after top-level|in literal|scenario |parse|unmarshal errors|line \d|did not find|not found in type|config |open |no such file|not ready|does not answer|connection refused|dial tcp`)
+	english := regexp.MustCompile(`embedded server|is not a loopback|want 0 to|invalid character|looking for|unexpected end|cannot unmarshal|after top-level|in literal|scenario |parse|unmarshal errors|line \d|did not find|not found in type|config |open |no such file|not ready|does not answer|connection refused|dial tcp`)
 	for _, tc := range []struct {
 		what   string
 		args   []string
@@ -58,6 +60,11 @@ func TestCausesSaidInRussian(t *testing.T) {
 		{"config missing", []string{"--config", missing, "health"},
 			"error: config " + missing + ": open " + missing + ": no such file or directory",
 			"ошибка: конфигурация " + missing + ": не удалось открыть " + missing + ": такого файла нет"},
+		{"config invalid", []string{"--config", wrong, "health"},
+			"error: config: nats.replicas 3: the embedded server is one node; set nats.url to use a cluster\n" +
+				`nats.listen: "0.0.0.0:4333" is not a loopback address: the embedded server only listens locally` + "\nretries 500: want 0 to 100",
+			"ошибка: конфигурация: nats.replicas 3: встроенный сервер — один узел; для кластера укажите nats.url\n" +
+				"nats.listen: «0.0.0.0:4333» — не локальный адрес: встроенный сервер слушает только на этой машине\nretries 500: нужно от 0 до 100"},
 		{"no server", []string{"health", "--url", "http://" + closed},
 			`error: not ready: http://` + closed + ` does not answer: Get "http://` + closed + `/readyz": dial tcp ` + closed + `: connect: connection refused`,
 			"ошибка: сервер не готов: http://" + closed + " не отвечает: Get http://" + closed + "/readyz: в соединении (tcp) с " + closed + " отказано — там никто не слушает"},

@@ -463,7 +463,7 @@ func (c *cli) config() (config.Config, error) {
 		return cfg, fmt.Errorf("config: %w", err)
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, fmt.Errorf("config: %w", err)
+		return cfg, configInvalid(err)
 	}
 	return cfg, nil
 }

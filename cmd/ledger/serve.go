@@ -95,7 +95,7 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) (*Served, 
 		opts.ShutdownTimeout = 30 * time.Second
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, configInvalid(err)
 	}
 	// The folder's intent first, held for as long as this server lives: a
 	// CLI command that sees it waits for this server's door instead of

@@ -19,7 +19,8 @@ import (
 // usageFormats reads cmd/ledger's non-test sources and returns every
 // English format a usage error is made with, by where: usagef's format,
 // a rules.Words{Format: ...} literal's and joinWords' pair (the words of a
-// value said by its own entry).
+// value said by its own entry), and each problem(...) of the configuration
+// (config/*.go).
 func usageFormats(t *testing.T) map[string]string {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -49,6 +50,29 @@ func usageFormats(t *testing.T) map[string]string {
 			t.Fatal(err)
 		}
 		out[s] = fset.Position(bl.Pos()).String()
+	}
+	// The configuration's problems (config.Problem), said by the CLI's
+	// exit as a usage error's words.
+	cfgNames, err := filepath.Glob(filepath.Join("..", "..", "config", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range cfgNames {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if x, ok := n.(*ast.CallExpr); ok {
+				if id, ok := x.Fun.(*ast.Ident); ok && id.Name == "problem" && len(x.Args) >= 1 {
+					lit(x.Args[0])
+				}
+			}
+			return true
+		})
 	}
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
