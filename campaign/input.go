@@ -154,13 +154,11 @@ type scan struct {
 	// text is a string's text once its escapes are read; folded a key's
 	// folded (foldKey).
 	text, folded []byte
-	// idText holds the identifiers read, each folded (rules.AppendFold) then as
-	// given, at idSpans' offsets (folded [0]:[1], given [1]:[2]); idAt
-	// finds a folded one once there are more than a few.
-	idText  []byte
-	idSpans [][3]int
-	idAt    map[string]int
-	broken  error
+	// ids are the ids the body gives new things, read so far: each as
+	// given, by its case folded (rules.AppendFold, into idText).
+	ids    map[string]string
+	idText []byte
+	broken error
 }
 
 // scanned is one object or list being read.
@@ -266,47 +264,21 @@ func (sc *scan) definesID() bool {
 
 // sameID refuses an identifier that differs from one read before in the
 // body only in case ("33-ligne" and "33-LIGNE" in one army.deploy): the
-// same id given twice is the command's to judge (a unit named by an order
-// and by its target), but two that read alike name two things. A body's
-// few ids are compared one by one, a list of units' by a map.
+// same id given twice is the command's to judge, but two that read alike
+// name two things. Only the ids a body gives new things are read here
+// (definesID): an army's, a few hundred at most within the body's size.
 func (sc *scan) sameID(id []byte) *limit {
-	if sc.idText == nil {
-		sc.idText = make([]byte, 0, 128)
-	}
-	start := len(sc.idText)
-	sc.idText = rules.AppendFold(sc.idText, id)
-	folded := sc.idText[start:]
-	i, found := -1, false
-	if sc.idAt != nil {
-		i, found = sc.idAt[string(folded)]
-	} else {
-		for j, sp := range sc.idSpans {
-			if bytes.Equal(sc.idText[sp[0]:sp[1]], folded) {
-				i, found = j, true
-				break
-			}
-		}
-	}
-	if found {
-		sc.idText = sc.idText[:start]
-		sp := sc.idSpans[i]
-		if prev := sc.idText[sp[1]:sp[2]]; !bytes.Equal(prev, id) {
-			return &limit{"identifiers %q and %q differ only in case", []any{string(prev), string(id)}}
+	sc.idText = rules.AppendFold(sc.idText[:0], id)
+	if prev, ok := sc.ids[string(sc.idText)]; ok {
+		if prev != string(id) {
+			return &limit{"identifiers %q and %q differ only in case", []any{prev, string(id)}}
 		}
 		return nil
 	}
-	mid := len(sc.idText)
-	sc.idText = append(sc.idText, id...)
-	sc.idSpans = append(sc.idSpans, [3]int{start, mid, len(sc.idText)})
-	switch n := len(sc.idSpans); {
-	case sc.idAt != nil:
-		sc.idAt[string(sc.idText[start:mid])] = n - 1
-	case n > 8:
-		sc.idAt = make(map[string]int, 2*n)
-		for j, sp := range sc.idSpans {
-			sc.idAt[string(sc.idText[sp[0]:sp[1]])] = j
-		}
+	if sc.ids == nil {
+		sc.ids = map[string]string{}
 	}
+	sc.ids[string(sc.idText)] = string(id)
 	return nil
 }
 
@@ -511,6 +483,9 @@ var scripts = []*unicode.RangeTable{unicode.Latin, unicode.Cyrillic, unicode.Gre
 // ...): Japanese writing's Hiragana and Katakana count as Han, which they
 // are written with; nil for a letter of no script.
 func scriptOf(r rune) *unicode.RangeTable {
+	if r < utf8.RuneSelf {
+		return unicode.Latin // a letter of ASCII
+	}
 	for _, t := range scripts {
 		if unicode.Is(t, r) {
 			if t == unicode.Hiragana || t == unicode.Katakana {
