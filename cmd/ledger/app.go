@@ -288,13 +288,9 @@ func (a *App) NATSToolsUsage(w words) string {
 	if a.embedded == nil {
 		return ""
 	}
-	url := a.embedded.ClientURL()
+	url, file := a.embedded.ToolsAccess()
 	if url == "" {
 		return ""
-	}
-	file := a.embedded.Credentials().PasswordFile(ledgerjs.UserTools)
-	if abs, err := filepath.Abs(file); err == nil {
-		file = abs
 	}
 	return w.t("serve.nats_tools", "url", url, "user", ledgerjs.UserTools, "file", file, "inbox", ledgerjs.ToolsInboxPrefix)
 }

@@ -206,15 +206,27 @@ func accountOptions(c *Credentials, networkUsers bool) (*server.Options, error) 
 // UserTools: the URL, where its password is kept (owner-only), and commands
 // that work as written. "" when the server does not listen.
 func (e *Embedded) ToolsUsage() string {
-	url := e.ClientURL()
+	url, file := e.ToolsAccess()
 	if url == "" {
 		return ""
 	}
-	file := e.creds.PasswordFile(UserTools)
-	if abs, err := filepath.Abs(file); err == nil {
-		file = abs
-	}
 	return ToolsUsage(url, file)
+}
+
+// ToolsAccess is where the read-only tools user reaches the server (its
+// listening port's URL, "" when it does not listen) and the absolute path
+// of the file that keeps its password: what ToolsUsage says, for a text
+// said in another language.
+func (e *Embedded) ToolsAccess() (url, passwordFile string) {
+	url = e.ClientURL()
+	if url == "" {
+		return "", ""
+	}
+	passwordFile = e.creds.PasswordFile(UserTools)
+	if abs, err := filepath.Abs(passwordFile); err == nil {
+		passwordFile = abs
+	}
+	return url, passwordFile
 }
 
 // ToolsUsage is the text Embedded.ToolsUsage returns, for a server at url
