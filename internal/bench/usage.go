@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// usage is what the process has used so far: its CPU time (processCPU), of
-// which in the kernel (processSystemCPU), the Go runtime's estimate of its
+// usage is what the process has used so far: its CPU time, user and
+// system (rusage), of which in the kernel, the Go runtime's estimate of its
 // garbage collector's CPU, and the objects and bytes allocated on the heap.
 type usage struct {
 	cpu, system time.Duration
@@ -23,7 +23,8 @@ func processUsage() usage {
 		s[i].Name = name
 	}
 	metrics.Read(s)
-	u := usage{cpu: processCPU(), system: processSystemCPU()}
+	user, system := rusage()
+	u := usage{cpu: user + system, system: system}
 	if s[0].Value.Kind() == metrics.KindFloat64 {
 		u.gc = s[0].Value.Float64()
 	}
